@@ -1,0 +1,83 @@
+/* gemmkit — C API.
+ *
+ * Column-major, cuBLAS semantics:  C = alpha * op(A) * op(B) + beta * C
+ *   op(A) is m x k, op(B) is k x n, C is m x n.
+ *   alpha and beta are host pointers. Sizes are 64-bit. Any stream; no handle:
+ *   per-device state lives inside the library and is thread-safe.
+ *
+ * Every call checks its arguments before any device work. A failure returns a
+ * status and leaves a message naming the argument in gemmkit_last_error()
+ * (thread-local); no memory is touched.
+ *
+ * m == 0 or n == 0 is a no-op. k == 0 or *alpha == 0 gives C = beta * C
+ * (A and B are not read and may be NULL). With *beta == 0, C is never read,
+ * so NaN in C does not propagate.
+ *
+ * Compiles as C99 and as C++.
+ */
+#ifndef GEMMKIT_GEMMKIT_H
+#define GEMMKIT_GEMMKIT_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    GEMMKIT_SUCCESS = 0,
+    GEMMKIT_INVALID_VALUE = 1,  /* a bad argument; gemmkit_last_error() names it */
+    GEMMKIT_NOT_SUPPORTED = 2,  /* valid, but no (chosen) kernel serves it; the message says why */
+    GEMMKIT_CUDA_ERROR = 3,     /* the CUDA runtime failed (no device, launch error, ...) */
+    GEMMKIT_ALLOC_FAILED = 4,   /* workspace allocation failed */
+    GEMMKIT_UNKNOWN_KERNEL = 5  /* no kernel of that name; see gemmkit_kernel_name() */
+} gemmkit_status;
+
+typedef enum { GEMMKIT_OP_N = 0, GEMMKIT_OP_T = 1 } gemmkit_op;
+
+typedef enum {
+    GEMMKIT_R_32F = 0,
+    GEMMKIT_R_64F = 1,
+    GEMMKIT_R_16F = 2,
+    GEMMKIT_R_16BF = 3
+} gemmkit_dtype;
+
+typedef enum {
+    GEMMKIT_COMPUTE_32F = 0,
+    GEMMKIT_COMPUTE_32F_FAST_TF32 = 1,
+    GEMMKIT_COMPUTE_64F = 2
+} gemmkit_compute;
+
+/* FP32 GEMM; the kernel is chosen automatically (the fastest that serves the problem). */
+gemmkit_status gemmkit_sgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                             int64_t m, int64_t n, int64_t k,
+                             const float* alpha, const float* A, int64_t lda,
+                             const float* B, int64_t ldb,
+                             const float* beta, float* C, int64_t ldc);
+
+/* Typed GEMM. alpha/beta point to values of the compute type (float for
+ * GEMMKIT_COMPUTE_32F*, double for GEMMKIT_COMPUTE_64F). kernel is NULL or
+ * "auto" for automatic choice, or an exact name from gemmkit_kernel_name(). */
+gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                               int64_t m, int64_t n, int64_t k, const void* alpha,
+                               const void* A, gemmkit_dtype a_type, int64_t lda,
+                               const void* B, gemmkit_dtype b_type, int64_t ldb,
+                               const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+                               gemmkit_compute compute, const char* kernel);
+
+/* A constant, human-readable name for a status ("GEMMKIT_INVALID_VALUE"). */
+const char* gemmkit_status_string(gemmkit_status s);
+
+/* Detail of the last failure on this thread ("" if the last call succeeded). */
+const char* gemmkit_last_error(void);
+
+/* The registered kernels, in ladder order. Index out of range gives NULL. */
+int gemmkit_kernel_count(void);
+const char* gemmkit_kernel_name(int index);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GEMMKIT_GEMMKIT_H */

@@ -1,0 +1,123 @@
+// The C API: argument checks, kernel choice, dispatch. No printing, no exit().
+#include <cstring>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "chunking.hpp"
+#include "common/status.hpp"
+#include "device_state.hpp"
+#include "dispatch.hpp"
+#include "registry.hpp"
+#include "validate.hpp"
+
+namespace gemmkit {
+namespace {
+
+bool is_auto(const char* kernel) { return kernel == nullptr || std::strcmp(kernel, "auto") == 0; }
+
+// A pointer the device cannot dereference would fault inside the kernel; refuse it instead.
+gemmkit_status check_device_pointer(const void* ptr, const char* name) {
+    cudaPointerAttributes attr{};
+    cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return fail(GEMMKIT_INVALID_VALUE, std::string(name) + " is not a pointer the CUDA runtime knows: " +
+                                               cudaGetErrorString(err));
+    }
+    if (attr.type == cudaMemoryTypeUnregistered)
+        return fail(GEMMKIT_INVALID_VALUE, std::string(name) +
+                                               " points to ordinary host memory; pass device, managed or "
+                                               "cudaHostRegister'ed memory");
+    return GEMMKIT_SUCCESS;
+}
+
+}  // namespace
+
+gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStream_t stream, const char* kernel) {
+    if (gemmkit_status s = validate(p, alpha_null, beta_null); s != GEMMKIT_SUCCESS) return s;
+
+    const KernelInfo* named = nullptr;
+    if (!is_auto(kernel)) {
+        named = find_kernel(kernel);
+        if (named == nullptr)
+            return fail(GEMMKIT_UNKNOWN_KERNEL, std::string("kernel = \"") + kernel +
+                                                    "\" is not registered (gemmkit list shows the names)");
+    }
+    std::string why;
+    if (named != nullptr && !named->supports(p, &why))
+        return fail(GEMMKIT_NOT_SUPPORTED, std::string(named->name) + ": " + why);
+    if (p.m == 0 || p.n == 0) {
+        clear_error();
+        return GEMMKIT_SUCCESS;
+    }
+
+    DeviceState dev;
+    if (gemmkit_status s = current_device(&dev); s != GEMMKIT_SUCCESS) return s;
+    const KernelInfo* info = named != nullptr ? named : choose_kernel(p, dev.sm, &why);
+    if (info == nullptr) return fail(GEMMKIT_NOT_SUPPORTED, why);
+    if (info->min_sm > dev.sm)
+        return fail(GEMMKIT_NOT_SUPPORTED, std::string(info->name) + " needs sm_" + std::to_string(info->min_sm) +
+                                               "; device " + std::to_string(dev.ordinal) + " is sm_" +
+                                               std::to_string(dev.sm));
+
+    if (gemmkit_status s = check_device_pointer(p.C, "C"); s != GEMMKIT_SUCCESS) return s;
+    cudaError_t err;
+    if (!reads_ab(p)) {
+        err = launch_scale(p, stream);
+    } else {
+        if (gemmkit_status s = check_device_pointer(p.A, "A"); s != GEMMKIT_SUCCESS) return s;
+        if (gemmkit_status s = check_device_pointer(p.B, "B"); s != GEMMKIT_SUCCESS) return s;
+        err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) { return info->launch(sub, stream); });
+    }
+    if (err != cudaSuccess) return fail_cuda(err, info->name);
+    clear_error();
+    return GEMMKIT_SUCCESS;
+}
+
+}  // namespace gemmkit
+
+using gemmkit::Problem;
+
+extern "C" gemmkit_status gemmkit_sgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
+                                        int64_t n, int64_t k, const float* alpha, const float* A, int64_t lda,
+                                        const float* B, int64_t ldb, const float* beta, float* C, int64_t ldc) {
+    return gemmkit_gemm_ex(stream, transa, transb, m, n, k, alpha, A, GEMMKIT_R_32F, lda, B, GEMMKIT_R_32F, ldb, beta,
+                           C, GEMMKIT_R_32F, ldc, GEMMKIT_COMPUTE_32F, nullptr);
+}
+
+extern "C" gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
+                                          int64_t n, int64_t k, const void* alpha, const void* A,
+                                          gemmkit_dtype a_type, int64_t lda, const void* B, gemmkit_dtype b_type,
+                                          int64_t ldb, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+                                          gemmkit_compute compute, const char* kernel) {
+    Problem p;
+    p.transa = transa;
+    p.transb = transb;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.A = A;
+    p.lda = lda;
+    p.B = B;
+    p.ldb = ldb;
+    p.C = C;
+    p.ldc = ldc;
+    p.a_type = a_type;
+    p.b_type = b_type;
+    p.c_type = c_type;
+    p.compute = compute;
+    // Scalars have the compute type: double for COMPUTE_64F, float otherwise.
+    const bool f64 = compute == GEMMKIT_COMPUTE_64F;
+    if (alpha != nullptr) p.alpha = f64 ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
+    if (beta != nullptr) p.beta = f64 ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
+    return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+extern "C" int gemmkit_kernel_count(void) { return static_cast<int>(gemmkit::registry().size()); }
+
+extern "C" const char* gemmkit_kernel_name(int index) {
+    const auto& table = gemmkit::registry();
+    if (index < 0 || index >= static_cast<int>(table.size())) return nullptr;
+    return table[index].name;
+}

@@ -1,0 +1,17 @@
+// What the library remembers about each device: read once, then shared by all threads.
+#pragma once
+
+#include "gemmkit/gemmkit.h"
+
+namespace gemmkit {
+
+struct DeviceState {
+    int ordinal = -1;
+    int sm = 0;          // compute capability as 10 * major + minor (90 for H100)
+    int sm_count = 0;
+};
+
+// The calling thread's current device. GEMMKIT_CUDA_ERROR when there is none.
+gemmkit_status current_device(DeviceState* out);
+
+}  // namespace gemmkit

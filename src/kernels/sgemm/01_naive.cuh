@@ -1,0 +1,39 @@
+// sgemm.01_naive — one thread per element of C.
+//
+// Idea: thread (x, y) of a 32x32 block computes C(i, j) = alpha * sum_p op(A)(i,p) op(B)(p,j) + beta*C(i,j)
+// straight from global memory.
+// Bottleneck it shows: threadIdx.x walks the *columns* j of a column-major C, so the 32
+// threads of a warp write C ldc floats apart and read B ldb floats apart: 32 separate
+// 32-byte sectors per access where one 128-byte line would do. Step 02 only swaps x and y.
+// Preconditions: none (any m, n, k, ld, op, 4-byte alignment).
+// H100, 4096^3: see docs/ladder.md (measured by `gemmkit bench`).
+#pragma once
+
+#include "kernels/sgemm/common.cuh"
+
+namespace gemmkit::sgemm {
+
+struct NaiveCfg {
+    static constexpr int kBlock = 32;  // 32 x 32 = 1024 threads, one per C element
+};
+
+template <bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(NaiveCfg::kBlock * NaiveCfg::kBlock) naive_kernel(GemmArgs<float> g) {
+    const int j = blockIdx.y * NaiveCfg::kBlock + threadIdx.x;  // column: varies fastest in a warp
+    const int i = blockIdx.x * NaiveCfg::kBlock + threadIdx.y;
+    if (i >= g.m || j >= g.n) return;
+    float acc = 0.0f;
+    for (int p = 0; p < g.k; ++p)
+        acc += g.A[op_offset<kTransA>(i, p, g.lda)] * g.B[op_offset<kTransB>(p, j, g.ldb)];
+    store_c(&g.C[i + j * g.ldc], acc, g.alpha, g.beta);
+}
+
+inline cudaError_t launch_naive(const Problem& p, cudaStream_t stream) {
+    return with_ops(p, [&](auto ta, auto tb) {
+        constexpr int B = NaiveCfg::kBlock;
+        naive_kernel<decltype(ta)::value, decltype(tb)::value><<<dim3(ceil_div(p.m, B), ceil_div(p.n, B)), dim3(B, B), 0, stream>>>(make_args<float>(p));
+        return cudaGetLastError();
+    });
+}
+
+}  // namespace gemmkit::sgemm

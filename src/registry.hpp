@@ -1,0 +1,58 @@
+// The table of kernels. Tests, the bench, `explain` and `auto` dispatch all
+// iterate over it; nothing chooses a kernel by number.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "problem.hpp"
+
+namespace gemmkit {
+
+// Bit for one op combination in KernelInfo::fast_ops.
+constexpr unsigned op_bit(gemmkit_op a, gemmkit_op b) { return 1u << (2 * (a == GEMMKIT_OP_T) + (b == GEMMKIT_OP_T)); }
+constexpr unsigned kAllOps = 0xFu;
+
+// What `explain` needs to reason about a kernel's data reuse.
+struct TileShape {
+    int BM, BN, BK;  // block tile of C, and the K-slab staged per step (BM = BN = 1: no on-chip reuse)
+    int threads;     // threads per block
+};
+
+struct KernelInfo {
+    const char* name;         // "<family>.<step>_<technique>", e.g. "sgemm.05_register_blocking_2d"
+    int level;                // place in its family's ladder
+    gemmkit_dtype dtype;      // type of A, B and C
+    gemmkit_compute compute;  // accumulation mode
+    int min_sm;               // oldest architecture it runs on, as 10 * major + minor
+    const char* description;  // the technique in one line
+    const char* fast_path;    // in words: which ops/alignments run at full speed
+    unsigned fast_ops;        // op_bit()s that run at full speed
+    int fast_alignment;       // bytes the fast path needs of A, B, C pointers and lda*size etc.
+    TileShape tile;
+    // Whether it can run `p` at all (any speed); otherwise *why names the reason.
+    bool (*supports)(const Problem& p, std::string* why);
+    // Launches on a problem whose m, n, k already fit the chunk limits (chunking.hpp).
+    cudaError_t (*launch)(const Problem& p, cudaStream_t stream);
+    // Its NN __global__ function, for resource reports (cudaFuncGetAttributes).
+    const void* (*entry)();
+    int dynamic_smem_bytes = 0;  // requested at launch, beyond its static __shared__ arrays
+};
+
+// All kernels, in family then ladder order.
+const std::vector<KernelInfo>& registry();
+
+// Exact-name lookup; nullptr if unknown.
+const KernelInfo* find_kernel(const char* name);
+
+// True when the kernel runs `p` at full speed (op combination and alignment).
+bool serves_fast(const KernelInfo& info, const Problem& p);
+
+// `auto`: the highest-level kernel of the problem's types, runnable on `sm`,
+// preferring one that serves the problem at full speed. nullptr if none supports it;
+// then *why says what is missing.
+const KernelInfo* choose_kernel(const Problem& p, int sm, std::string* why);
+
+}  // namespace gemmkit

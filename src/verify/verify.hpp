@@ -1,0 +1,43 @@
+// One verification: random seeded inputs, poisoned output, run a kernel through the
+// library, compare with a double-precision reference (CPU for small sizes, cuBLAS FP64
+// for large ones).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gemmkit/gemmkit.h"
+#include "reference/cublas_gemm.hpp"
+#include "verify/compare.hpp"
+
+namespace gemmkit::verify {
+
+struct Case {
+    gemmkit_op transa = GEMMKIT_OP_N, transb = GEMMKIT_OP_N;
+    int64_t m = 0, n = 0, k = 0;
+    int64_t ld_pad = 0;     // lda, ldb, ldc exceed the stored rows by this much
+    int64_t offset = 0;     // A, B, C start this many elements into their buffers (misaligns them)
+    double alpha = 1.0, beta = 0.0;
+    bool nan_in_c = false;  // C starts as NaN (only meaningful with beta == 0: must not propagate)
+    uint64_t seed = 1;
+};
+
+// "NT 127x129x33 ld+3 off+1 a=0.5 b=2" — one line that says exactly what ran.
+std::string describe(const Case& c);
+
+struct Outcome {
+    gemmkit_status status = GEMMKIT_SUCCESS;  // what the library returned
+    std::string message;                       // gemmkit_last_error() when status != SUCCESS
+    CompareResult result;                      // valid when status == SUCCESS
+    bool cpu_reference = false;                // which reference was used
+    bool pass() const { return status == GEMMKIT_SUCCESS && result.pass; }
+};
+
+// Products up to this many multiply-adds use the CPU reference; larger ones cuBLAS FP64.
+constexpr double kCpuReferenceMaxMacs = 1 << 28;
+
+// Runs FP32 case `c` with `kernel` (a registry name, or "auto") and checks it.
+// Throws std::runtime_error if the harness itself fails (allocation, copies, cuBLAS).
+Outcome run_case(const char* kernel, const Case& c, const ref::Cublas& blas, cudaStream_t stream);
+
+}  // namespace gemmkit::verify

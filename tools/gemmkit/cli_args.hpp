@@ -1,0 +1,61 @@
+// Command-line grammar of the gemmkit tool: pure parsing, no device, tested on the host.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemmkit/gemmkit.h"
+
+namespace gemmkit::cli {
+
+struct Shape {
+    int64_t m = 0, n = 0, k = 0;
+    bool operator==(const Shape&) const = default;
+};
+
+// One list of sizes, items separated by commas. Each item is
+//   N          a single size
+//   A:B:xF     A, A*F, A*F^2, ... up to B (F >= 2)
+//   A:B:+S     A, A+S, A+2S, ... up to B (S >= 1)
+// Sizes are >= 0. On error returns false and *err says which item and why.
+bool parse_size_list(const std::string& text, std::vector<int64_t>* out, std::string* err);
+
+// --mnk: comma-separated shapes, each N (N x N x N) or MxNxK.
+bool parse_shapes(const std::string& text, std::vector<Shape>* out, std::string* err);
+
+// Every (m, n, k) of the three lists, m outermost. An empty n list follows m
+// (n = m, pairwise); likewise an empty k list follows m.
+std::vector<Shape> shape_product(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
+                                 const std::vector<int64_t>& k);
+
+// '*' matches any run of characters, '?' any one; everything else matches itself.
+bool glob_match(const char* pattern, const char* text);
+
+// `globs` is comma-separated; true when any of them matches.
+bool matches_any(const std::string& globs, const char* name);
+
+// "NN,NT" or "all". Each pair is op(A) op(B).
+struct OpPair {
+    gemmkit_op a, b;
+};
+bool parse_ops(const std::string& text, std::vector<OpPair>* out, std::string* err);
+
+struct Options {
+    std::string command;              // list | verify | bench | explain | info | help
+    std::vector<std::string> positional;
+    std::string kernels = "*";        // --kernels GLOB[,GLOB]
+    std::vector<Shape> shapes;        // from --mnk or --m/--n/--k; empty: the command's default suite
+    std::vector<OpPair> ops;          // --ops; empty: the command's default
+    int warmup = 3;                   // --warmup W
+    int iters = 20;                   // --iters I (timed repeats of each contender)
+    double max_seconds = 3.0;         // --max-seconds: stop repeating a slow kernel after this long
+    uint64_t seed = 2024;             // --seed
+    std::string csv, json;            // --csv F, --json F
+    bool quiet = false;               // --quiet: no progress on stderr
+};
+
+// Parses argv[1..]. On error returns false with *err naming the option.
+bool parse_options(int argc, const char* const* argv, Options* out, std::string* err);
+
+}  // namespace gemmkit::cli
