@@ -15,7 +15,8 @@ struct Tolerance {
     double elem_factor;    // |out - ref| <= elem_factor * u * (sqrt(k) + 1) * scale, elementwise
 };
 
-// The tolerance for a data type and compute mode (FP32: rel 1e-5, u = 2^-24, factor 4).
+// The tolerance for a data type and compute mode: u of the arithmetic (FP32: 2^-24),
+// elementwise factor 4, relative Frobenius bound 8 u (sqrt(k) + 1).
 Tolerance tolerance_for(gemmkit_dtype dtype, gemmkit_compute compute, int64_t k);
 
 struct CompareResult {

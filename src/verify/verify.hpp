@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "gemmkit/gemmkit.h"
+#include "problem.hpp"
 #include "reference/cublas_gemm.hpp"
 #include "verify/compare.hpp"
 
@@ -30,14 +32,43 @@ struct Outcome {
     std::string message;                       // gemmkit_last_error() when status != SUCCESS
     CompareResult result;                      // valid when status == SUCCESS
     bool cpu_reference = false;                // which reference was used
-    bool pass() const { return status == GEMMKIT_SUCCESS && result.pass; }
+    int64_t outside_writes = 0;                // elements of C's buffer outside the m x n window that changed
+    bool pass() const { return status == GEMMKIT_SUCCESS && result.pass && outside_writes == 0; }
 };
 
 // Products up to this many multiply-adds use the CPU reference; larger ones cuBLAS FP64.
 constexpr double kCpuReferenceMaxMacs = 1 << 28;
 
-// Runs FP32 case `c` with `kernel` (a registry name, or "auto") and checks it.
-// Throws std::runtime_error if the harness itself fails (allocation, copies, cuBLAS).
+// One FP32 case's inputs on the device and its reference, computed once, so several
+// kernels (or timing runs) can share them. Throws std::runtime_error if the harness itself
+// fails (allocation, copies, cuBLAS).
+class Checker {
+public:
+    Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream);
+    ~Checker();
+    Checker(const Checker&) = delete;
+    Checker& operator=(const Checker&) = delete;
+
+    // Restores C to its starting contents, runs `kernel` (a registry name or "auto")
+    // through gemmkit_gemm_ex, and compares with the reference.
+    Outcome run(const char* kernel);
+
+    // The problem on the device buffers (for timing; C is overwritten).
+    const Problem& problem() const { return problem_; }
+    bool cpu_reference() const { return cpu_reference_; }
+
+private:
+    void reset_c();
+
+    Case case_;
+    cudaStream_t stream_;
+    struct Buffers;
+    std::unique_ptr<Buffers> buf_;
+    Problem problem_;
+    bool cpu_reference_ = false;
+};
+
+// Checker(c, blas, stream).run(kernel): one case, one kernel.
 Outcome run_case(const char* kernel, const Case& c, const ref::Cublas& blas, cudaStream_t stream);
 
 }  // namespace gemmkit::verify

@@ -1,0 +1,37 @@
+#include "reference/cpu_gemm.hpp"
+
+#include <cmath>
+#include <vector>
+
+namespace gemmkit::ref {
+
+template <class T>
+void cpu_gemm(gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, double alpha, const T* A,
+              int64_t lda, const T* B, int64_t ldb, double beta, const T* C, int64_t ldc, double* out,
+              double* scale) {
+    const bool ta = transa == GEMMKIT_OP_T, tb = transb == GEMMKIT_OP_T;
+    // One column of C per iteration: op(B)(:, j) is gathered once, then each row of op(A) meets it.
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t j = 0; j < n; ++j) {
+        std::vector<double> b(k);
+        for (int64_t p = 0; p < k; ++p) b[p] = static_cast<double>(tb ? B[j + p * ldb] : B[p + j * ldb]);
+        for (int64_t i = 0; i < m; ++i) {
+            double sum = 0, sum_abs = 0;
+            for (int64_t p = 0; p < k; ++p) {
+                const double a = static_cast<double>(ta ? A[p + i * lda] : A[i + p * lda]);
+                sum += a * b[p];
+                sum_abs += std::fabs(a * b[p]);
+            }
+            const double c = beta == 0 ? 0.0 : static_cast<double>(C[i + j * ldc]);
+            out[i + j * m] = alpha * sum + (beta == 0 ? 0.0 : beta * c);
+            if (scale != nullptr) scale[i + j * m] = std::fabs(alpha) * sum_abs + std::fabs(beta) * std::fabs(c);
+        }
+    }
+}
+
+template void cpu_gemm<float>(gemmkit_op, gemmkit_op, int64_t, int64_t, int64_t, double, const float*, int64_t,
+                              const float*, int64_t, double, const float*, int64_t, double*, double*);
+template void cpu_gemm<double>(gemmkit_op, gemmkit_op, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                               const double*, int64_t, double, const double*, int64_t, double*, double*);
+
+}  // namespace gemmkit::ref

@@ -1,0 +1,69 @@
+#include "bench_timer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gemmkit::cli {
+
+L2Flusher::L2Flusher(size_t l2_bytes) : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)) {}
+
+void L2Flusher::flush(cudaStream_t stream) const {
+    CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.size(), stream));
+}
+
+Timing summarize(std::vector<double> samples_ms) {
+    Timing t;
+    t.samples = static_cast<int>(samples_ms.size());
+    if (samples_ms.empty()) return t;
+    std::sort(samples_ms.begin(), samples_ms.end());
+    const size_t n = samples_ms.size();
+    t.min_ms = samples_ms.front();
+    t.max_ms = samples_ms.back();
+    t.median_ms = n % 2 == 1 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
+    return t;
+}
+
+std::vector<Timing> time_interleaved(const std::vector<std::function<bool()>>& contenders, const TimingPlan& plan,
+                                     const L2Flusher& flusher, cudaStream_t stream) {
+    const size_t count = contenders.size();
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    auto call = [&](size_t which) {
+        if (!contenders[which]()) throw std::runtime_error("a timed call failed");
+    };
+    std::vector<std::vector<double>> samples(count);
+    try {
+        for (int w = 0; w < plan.warmup; ++w)
+            for (size_t c = 0; c < count; ++c) call(c);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        double spent_ms = 0;
+        for (int round = 0; round < plan.iters; ++round) {
+            for (size_t slot = 0; slot < count; ++slot) {
+                // Odd rounds run the contenders in reverse: A B, B A, A B, ...
+                const size_t c = round % 2 == 0 ? slot : count - 1 - slot;
+                flusher.flush(stream);
+                CUDA_CHECK(cudaEventRecord(start, stream));
+                call(c);
+                CUDA_CHECK(cudaEventRecord(stop, stream));
+                CUDA_CHECK(cudaEventSynchronize(stop));
+                float ms = 0;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+                samples[c].push_back(ms);
+                spent_ms += ms;
+            }
+            if (round + 1 >= 3 && spent_ms > plan.max_seconds * 1e3) break;
+        }
+    } catch (...) {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+        throw;
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::vector<Timing> out;
+    for (auto& s : samples) out.push_back(summarize(std::move(s)));
+    return out;
+}
+
+}  // namespace gemmkit::cli

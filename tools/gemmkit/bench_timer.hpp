@@ -1,0 +1,44 @@
+// Timing for the bench: CUDA events around each call, an L2 flush before each call, and
+// contenders interleaved (A B B A A B ...) so drift in clocks or temperature hits both alike.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "common/device_buffer.hpp"
+
+namespace gemmkit::cli {
+
+struct Timing {
+    double min_ms = 0, median_ms = 0, max_ms = 0;
+    int samples = 0;
+};
+
+// Evicts the L2 by writing a buffer twice its size.
+class L2Flusher {
+public:
+    explicit L2Flusher(size_t l2_bytes);
+    void flush(cudaStream_t stream) const;
+
+private:
+    DeviceBuffer<char> buffer_;
+};
+
+struct TimingPlan {
+    int warmup = 3;             // untimed calls of each contender first
+    int iters = 20;             // timed calls of each contender
+    double max_seconds = 3.0;   // stop early (after at least 3 rounds) once this much GPU time is spent
+};
+
+// Times each contender `plan.iters` times, interleaved, each call preceded by an L2 flush.
+// A contender returns false if its call failed; timing then stops and the error propagates
+// as std::runtime_error.
+std::vector<Timing> time_interleaved(const std::vector<std::function<bool()>>& contenders, const TimingPlan& plan,
+                                     const L2Flusher& flusher, cudaStream_t stream);
+
+// min / median / max of a list of samples (median of an even count: mean of the middle two).
+Timing summarize(std::vector<double> samples_ms);
+
+}  // namespace gemmkit::cli

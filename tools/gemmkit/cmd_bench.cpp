@@ -1,0 +1,195 @@
+// gemmkit bench: verify each kernel on the shape, then time it against cuBLAS, interleaved,
+// L2 flushed before every call, medians reported.
+#include <cstdio>
+#include <fstream>
+
+#include "analysis/device_info.hpp"
+#include "bench_timer.hpp"
+#include "commands.hpp"
+#include "common/check.hpp"
+#include "dispatch.hpp"
+#include "gemmkit_version.hpp"
+#include "verify/verify.hpp"
+
+namespace gemmkit::cli {
+namespace {
+
+// The seed articles' sweep: M = N from 128 to 16384, K = 1024; plus 4096^3.
+std::vector<Shape> default_suite() {
+    std::vector<Shape> shapes;
+    for (int64_t mn = 128; mn <= 16384; mn *= 2) shapes.push_back({mn, mn, 1024});
+    shapes.push_back({4096, 4096, 4096});
+    return shapes;
+}
+
+struct Row {
+    Row(std::string kernel_, const OpPair& op, const Shape& shape_)
+        : kernel(std::move(kernel_)), ops(ops_name(op.a, op.b)), shape(shape_) {}
+    std::string kernel, ops;
+    std::string status = "ok";  // or "FAILED: ...", "skipped: ..."
+    Shape shape;
+    Timing t;
+    double tflops = 0, cublas_median_ms = 0, pct_cublas = 0, pct_peak = 0;
+};
+
+double tflops_of(const Shape& s, double ms) { return ms > 0 ? 2.0 * s.m * s.n * s.k / (ms * 1e-3) / 1e12 : 0; }
+
+void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan) {
+    std::printf("gemmkit bench — %s\n", analysis::one_line(d).c_str());
+    std::printf("memory %d MHz x %d bit, L2 %.0f MiB; FP32 peak %.1f TFLOP/s at %d MHz; commit %s\n",
+                d.mem_clock_khz / 1000, d.bus_width_bits, d.l2_bytes / 1048576.0, peaks.fp32 / 1e12,
+                d.clock_khz / 1000, GEMMKIT_GIT_COMMIT);
+    std::printf("each kernel verified first; then %d warm-up + up to %d timed calls per contender, interleaved with "
+                "cuBLAS, L2 flushed before each call; alpha = 1, beta = 0\n\n",
+                plan.warmup, plan.iters);
+    std::printf("%-30s %-3s %6s %6s %6s %9s %9s %9s %8s %8s %7s\n", "kernel", "ops", "m", "n", "k", "min ms", "med ms",
+                "max ms", "TFLOP/s", "%cuBLAS", "%peak");
+}
+
+void print_row(const Row& r) {
+    if (r.status != "ok") {
+        std::printf("%-30s %-3s %6lld %6lld %6lld  %s\n", r.kernel.c_str(), r.ops.c_str(),
+                    static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
+                    static_cast<long long>(r.shape.k), r.status.c_str());
+        return;
+    }
+    std::printf("%-30s %-3s %6lld %6lld %6lld %9.4f %9.4f %9.4f %8.2f %7.1f%% %6.1f%%\n", r.kernel.c_str(),
+                r.ops.c_str(), static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
+                static_cast<long long>(r.shape.k), r.t.min_ms, r.t.median_ms, r.t.max_ms, r.tflops, r.pct_cublas,
+                r.pct_peak);
+    std::fflush(stdout);
+}
+
+void write_csv(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f << "kernel,ops,m,n,k,status,min_ms,median_ms,max_ms,samples,tflops,cublas_median_ms,pct_cublas,pct_peak,device,"
+         "commit\n";
+    for (const Row& r : rows)
+        f << r.kernel << ',' << r.ops << ',' << r.shape.m << ',' << r.shape.n << ',' << r.shape.k << ",\""
+          << r.status << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ',' << r.t.samples << ','
+          << r.tflops << ',' << r.cublas_median_ms << ',' << r.pct_cublas << ',' << r.pct_peak << ",\"" << d.name
+          << "\"," << GEMMKIT_GIT_COMMIT << '\n';
+}
+
+std::string json_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+void write_json(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f << "{\"device\": \"" << json_escape(d.name) << "\", \"sm\": " << d.sm << ", \"sms\": " << d.sm_count
+      << ", \"clock_mhz\": " << d.clock_khz / 1000 << ", \"commit\": \"" << GEMMKIT_GIT_COMMIT
+      << "\", \"results\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        f << "  {\"kernel\": \"" << r.kernel << "\", \"ops\": \"" << r.ops << "\", \"m\": " << r.shape.m
+          << ", \"n\": " << r.shape.n << ", \"k\": " << r.shape.k << ", \"status\": \"" << json_escape(r.status)
+          << "\", \"min_ms\": " << r.t.min_ms << ", \"median_ms\": " << r.t.median_ms << ", \"max_ms\": " << r.t.max_ms
+          << ", \"samples\": " << r.t.samples << ", \"tflops\": " << r.tflops
+          << ", \"cublas_median_ms\": " << r.cublas_median_ms << ", \"pct_cublas\": " << r.pct_cublas
+          << ", \"pct_peak\": " << r.pct_peak << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
+    }
+    f << "]}\n";
+}
+
+}  // namespace
+
+int cmd_bench(const Options& o) {
+    if (!require_device("bench")) return 1;
+    analysis::DeviceInfo dev;
+    std::string err;
+    analysis::query_device_info(&dev, &err);
+    const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
+    const auto kernels = selected_kernels(o);
+    if (kernels.empty()) {
+        std::fprintf(stderr, "gemmkit bench: no kernel matches '%s'\n", o.kernels.c_str());
+        return 1;
+    }
+    const std::vector<Shape> shapes = o.shapes.empty() ? default_suite() : o.shapes;
+    std::vector<OpPair> ops = o.ops;
+    if (ops.empty()) ops.push_back({GEMMKIT_OP_N, GEMMKIT_OP_N});
+    const TimingPlan plan{o.warmup, o.iters, o.max_seconds};
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    ref::Cublas blas(stream);
+    const L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
+    print_header(dev, peaks, plan);
+
+    std::vector<Row> rows;
+    int failures = 0;
+    const size_t total = shapes.size() * ops.size() * kernels.size();
+    size_t done = 0;
+    for (const Shape& s : shapes) {
+        for (const OpPair& op : ops) {
+            verify::Case c;
+            c.transa = op.a;
+            c.transb = op.b;
+            c.m = s.m;
+            c.n = s.n;
+            c.k = s.k;
+            c.seed = o.seed;
+            verify::Checker checker(c, blas, stream);
+            const Problem& p = checker.problem();
+            std::vector<Timing> cublas_timings;
+            for (const KernelInfo* k : kernels) {
+                ++done;
+                if (!o.quiet)
+                    std::fprintf(stderr, "[%zu/%zu] %s %s %lldx%lldx%lld\n", done, total, k->name,
+                                 ops_name(op.a, op.b), static_cast<long long>(s.m), static_cast<long long>(s.n),
+                                 static_cast<long long>(s.k));
+                Row r(k->name, op, s);
+                std::string why;
+                if (!k->supports(p, &why)) {
+                    r.status = "skipped: " + why;
+                } else if (const verify::Outcome out = checker.run(k->name); !out.pass()) {
+                    r.status = "FAILED: " + (out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result));
+                    ++failures;
+                } else {
+                    const std::vector<std::function<bool()>> contenders = {
+                        [&] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; },
+                        [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; },
+                    };
+                    const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
+                    r.t = t[0];
+                    r.tflops = tflops_of(s, t[0].median_ms);
+                    r.cublas_median_ms = t[1].median_ms;
+                    r.pct_cublas = 100.0 * t[1].median_ms / t[0].median_ms;
+                    r.pct_peak = peaks.fp32 > 0 ? 100.0 * r.tflops * 1e12 / peaks.fp32 : 0;
+                    cublas_timings.push_back(t[1]);
+                }
+                print_row(r);
+                rows.push_back(r);
+            }
+            if (!cublas_timings.empty()) {
+                // cuBLAS ran beside every kernel: report the median of those medians.
+                std::vector<double> medians;
+                for (const Timing& t : cublas_timings) medians.push_back(t.median_ms);
+                Row r("cublas", op, s);
+                r.t = summarize(medians);
+                r.t.samples = 0;
+                for (const Timing& t : cublas_timings) r.t.samples += t.samples;
+                r.tflops = tflops_of(s, r.t.median_ms);
+                r.cublas_median_ms = r.t.median_ms;
+                r.pct_cublas = 100.0;
+                r.pct_peak = peaks.fp32 > 0 ? 100.0 * r.tflops * 1e12 / peaks.fp32 : 0;
+                print_row(r);
+                rows.push_back(r);
+            }
+        }
+    }
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    if (!o.csv.empty()) write_csv(o.csv, rows, dev);
+    if (!o.json.empty()) write_json(o.json, rows, dev);
+    if (failures > 0) std::printf("\n%d kernel(s) FAILED verification and were not timed\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace gemmkit::cli

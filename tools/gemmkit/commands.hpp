@@ -1,0 +1,25 @@
+// One function per `gemmkit` subcommand; each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli_args.hpp"
+#include "registry.hpp"
+
+namespace gemmkit::cli {
+
+int cmd_list(const Options& o);
+int cmd_verify(const Options& o);
+int cmd_bench(const Options& o);
+int cmd_explain(const Options& o);
+int cmd_info(const Options& o);
+
+// The sentence every GPU command ends with when there is no device: "no CUDA device: <why>; gemmkit
+// <command> needs an NVIDIA GPU, sm_80 or newer". Returns false (and prints it) when none.
+bool require_device(const char* command);
+
+// Registry entries whose names match the --kernels globs, in registry order.
+std::vector<const KernelInfo*> selected_kernels(const Options& o);
+
+}  // namespace gemmkit::cli

@@ -1,0 +1,56 @@
+// gemmkit — list, verify, benchmark and explain the GEMM kernels.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+
+namespace {
+
+const char kUsage[] =
+    "usage: gemmkit <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  list                 the registered kernels and what each serves at full speed\n"
+    "  verify               check kernels against a double-precision reference\n"
+    "  bench                verify, then time kernels against cuBLAS (default: the ladder suite)\n"
+    "  explain [KERNEL]     registers, shared memory, spills, occupancy, arithmetic intensity\n"
+    "  info                 the device: SMs, clocks, memory, theoretical peaks\n"
+    "\n"
+    "options:\n"
+    "  --kernels GLOB[,GLOB]   kernels by name pattern, e.g. 'sgemm.*' (default: all)\n"
+    "  --mnk S[,S...]          shapes: N (N^3) or MxNxK\n"
+    "  --m L --n L --k L       size lists: N, A:B:xF (geometric), A:B:+S; n and k follow m if absent\n"
+    "  --ops all|NN,NT,TN,TT   op(A) op(B) combinations (verify default: all; bench default: NN)\n"
+    "  --warmup W --iters I    bench: untimed and timed calls per contender (default 3, 20)\n"
+    "  --max-seconds S         bench: stop repeating a slow kernel after S seconds (default 3)\n"
+    "  --seed S                random inputs' seed (default 2024)\n"
+    "  --csv FILE --json FILE  bench: also write the results there\n"
+    "  --quiet                 no progress on stderr; verify prints failures only\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace gemmkit::cli;
+    Options o;
+    std::string err;
+    if (!parse_options(argc, argv, &o, &err)) {
+        std::fprintf(stderr, "gemmkit: %s\n\n%s", err.c_str(), kUsage);
+        return 2;
+    }
+    try {
+        if (o.command == "list") return cmd_list(o);
+        if (o.command == "verify") return cmd_verify(o);
+        if (o.command == "bench") return cmd_bench(o);
+        if (o.command == "explain") return cmd_explain(o);
+        if (o.command == "info") return cmd_info(o);
+        if (o.command == "help" || o.command.empty()) {
+            std::fputs(kUsage, o.command.empty() ? stderr : stdout);
+            return o.command.empty() ? 2 : 0;
+        }
+        std::fprintf(stderr, "gemmkit: unknown command '%s'\n\n%s", o.command.c_str(), kUsage);
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gemmkit %s: %s\n", o.command.c_str(), e.what());
+        return 1;
+    }
+}
