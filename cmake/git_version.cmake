@@ -1,9 +1,15 @@
 # Writes OUTPUT with the current commit; touches it only when the text changes.
-execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE_DIR}
-                OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+# A copy of the tree without .git (e.g. on a lent GPU machine) can name it in $GEMMKIT_COMMIT.
+if(DEFINED ENV{GEMMKIT_COMMIT})
+  set(commit "$ENV{GEMMKIT_COMMIT}")
+  set(rc 0)
+else()
+  execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE_DIR}
+                  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+endif()
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
   set(commit "unknown")
-else()
+elseif(NOT DEFINED ENV{GEMMKIT_COMMIT})
   execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
                   OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(NOT dirty STREQUAL "")

@@ -32,7 +32,7 @@ struct KernelInfo {
     unsigned fast_ops;        // op_bit()s that run at full speed
     int fast_alignment;       // bytes the fast path needs of A, B, C pointers and lda*size etc.
     TileShape tile;
-    // Whether it can run `p` at all (any speed); otherwise *why names the reason.
+    // Whether it can run `p` at all (any speed); otherwise *why (never NULL) names the reason.
     bool (*supports)(const Problem& p, std::string* why);
     // Launches on a problem whose m, n, k already fit the chunk limits (chunking.hpp).
     cudaError_t (*launch)(const Problem& p, cudaStream_t stream);

@@ -46,10 +46,16 @@ Occupancy theoretical_occupancy(const SmLimits& lim, int threads_per_block, int 
         occ.limiter = "too large";
         return occ;
     }
-    // Registers are granted per warp, rounded up to the allocation unit.
+    // Registers are granted per warp, rounded up to the allocation unit, inside one of the
+    // register file's sub-partitions; the hardware checks a block's registers as if its warps
+    // were spread evenly over all of them (cuda_occupancy.h, cudaOccMaxBlocksPerSMRegsLimit).
     const int regs_per_warp = static_cast<int>(round_up(static_cast<size_t>(std::max(regs_per_thread, 1)) * 32,
                                                         static_cast<size_t>(lim.reg_alloc_unit)));
-    const int by_regs = lim.regs_per_sm / regs_per_warp / warps_per_block;
+    const int warps_spread = static_cast<int>(round_up(warps_per_block, lim.sub_partitions));
+    const int warps_per_part = lim.regs_per_sm / lim.sub_partitions / regs_per_warp;
+    const int by_regs = regs_per_warp * warps_spread > lim.regs_per_block
+                            ? 0
+                            : warps_per_part * lim.sub_partitions / warps_per_block;
     const size_t smem = round_up(smem_per_block + lim.smem_reserved_per_block, lim.smem_alloc_unit);
     const int by_smem = smem == 0 ? lim.max_blocks_per_sm : static_cast<int>(lim.smem_per_sm / smem);
     const int by_threads = lim.max_warps_per_sm / warps_per_block;

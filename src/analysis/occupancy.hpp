@@ -11,6 +11,8 @@ namespace gemmkit::analysis {
 struct SmLimits {
     int sm = 0;                    // 10 * major + minor
     int regs_per_sm = 65536;
+    int regs_per_block = 65536;    // the most one block may hold
+    int sub_partitions = 4;        // the register file is split 4 ways; a warp lives in one part
     int reg_alloc_unit = 256;      // registers are granted per warp in units of this many
     int max_regs_per_thread = 255;
     int max_warps_per_sm = 64;

@@ -1,10 +1,14 @@
 #include "cli_args.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <type_traits>
 #include <sstream>
 
 namespace gemmkit::cli {
 namespace {
+
+constexpr size_t kMaxListLength = 100000;
 
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> parts;
@@ -38,7 +42,14 @@ bool parse_item(const std::string& item, std::vector<int64_t>* out, std::string*
     if (geometric && (step < 2 || a == 0))
         return *err = "range '" + item + "': a geometric range needs A >= 1 and a factor >= 2", false;
     if (!geometric && step < 1) return *err = "range '" + item + "': the step must be >= 1", false;
-    for (int64_t v = a; v <= b; v = geometric ? v * step : v + step) out->push_back(v);
+    // Stop before the next value would pass b (or overflow), and refuse absurd lists.
+    for (int64_t v = a;;) {
+        if (out->size() >= kMaxListLength)
+            return *err = "range '" + item + "' has more than " + std::to_string(kMaxListLength) + " values", false;
+        out->push_back(v);
+        if (geometric ? v > b / step : v > b - step) break;
+        v = geometric ? v * step : v + step;
+    }
     return true;
 }
 
@@ -109,6 +120,7 @@ bool matches_any(const std::string& globs, const char* name) {
 
 bool parse_ops(const std::string& text, std::vector<OpPair>* out, std::string* err) {
     out->clear();
+    if (text.empty()) return *err = "empty op list", false;
     if (text == "all") {
         for (gemmkit_op a : {GEMMKIT_OP_N, GEMMKIT_OP_T})
             for (gemmkit_op b : {GEMMKIT_OP_N, GEMMKIT_OP_T}) out->push_back({a, b});
@@ -148,12 +160,15 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         }
         if (i + 1 >= argc) return *err = arg + " needs a value", false;
         const std::string value = argv[++i];
-        auto number = [&](auto* target, double lo) {
-            double v = 0;
+        // Counts and seeds are whole numbers (from_chars on the target's own type, so a
+        // 64-bit seed keeps every bit); --max-seconds is a finite number.
+        auto number = [&](auto* target, auto lo) {
+            std::remove_pointer_t<decltype(target)> v{};
             auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-            if (ec != std::errc() || end != value.data() + value.size() || v < lo)
-                return *err = arg + " = '" + value + "' is not a number >= " + std::to_string(static_cast<int64_t>(lo)), false;
-            *target = static_cast<std::remove_pointer_t<decltype(target)>>(v);
+            bool ok = ec == std::errc() && end == value.data() + value.size() && v >= lo;
+            if constexpr (std::is_floating_point_v<decltype(v)>) ok = ok && std::isfinite(v);
+            if (!ok) return *err = arg + " = '" + value + "' is not a number >= " + std::to_string(lo), false;
+            *target = v;
             return true;
         };
         bool ok = true;
@@ -165,8 +180,8 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--ops") ok = parse_ops(value, &o.ops, err);
         else if (arg == "--warmup") ok = number(&o.warmup, 0);
         else if (arg == "--iters") ok = number(&o.iters, 1);
-        else if (arg == "--max-seconds") ok = number(&o.max_seconds, 0);
-        else if (arg == "--seed") ok = number(&o.seed, 0);
+        else if (arg == "--max-seconds") ok = number(&o.max_seconds, 0.0);
+        else if (arg == "--seed") ok = number(&o.seed, uint64_t{0});
         else if (arg == "--csv") o.csv = value;
         else if (arg == "--json") o.json = value;
         else return *err = "unknown option " + arg, false;

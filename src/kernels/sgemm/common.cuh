@@ -39,4 +39,143 @@ __device__ __forceinline__ void load_slab(float* s, const float* x, int64_t ld, 
     }
 }
 
+
+// Moves one BK x BMN K-slab of an operand from global memory to shared memory in two
+// halves, so a kernel can issue the global loads early (load) and store them later (store):
+// the basis of the prefetching steps. Each thread owns kGroups groups of 4 elements that are
+// consecutive in global memory (along mn when kMnContiguous, along k otherwise).
+// With kVec, a group inside the matrix is one 16-byte load (LDG.128); that needs x 16-byte
+// aligned and ld % 4 == 0 (the caller checks). Groups crossing the edge, or all groups
+// without kVec, load element by element with bounds checks; outside elements become 0.
+// Equivalent to load_slab above, with the copy split in two.
+template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec>
+struct SlabLoader {
+    static constexpr int kLine = kMnContiguous ? BMN : BK;  // contiguous run in global memory
+    static constexpr int kGroups = BK * BMN / 4 / kThreads;
+    static_assert(kLine % 4 == 0, "groups of 4 must tile the contiguous dimension");
+    static_assert(BK * BMN % (4 * kThreads) == 0, "every thread moves the same number of groups");
+
+    float4 r[kGroups];
+
+    // Group g covers contiguous offsets c..c+3 of line o.
+    __device__ __forceinline__ static void place(int g, int* c, int* o) {
+        *c = g % (kLine / 4) * 4;
+        *o = g / (kLine / 4);
+    }
+
+    __device__ __forceinline__ void load(const float* x, int64_t ld, int mn_count, int k_count) {
+        const int tid = threadIdx.x;
+        const int line_count = kMnContiguous ? mn_count : k_count;   // valid along the contiguous dim
+        const int other_count = kMnContiguous ? k_count : mn_count;
+#pragma unroll
+        for (int it = 0; it < kGroups; ++it) {
+            int c, o;
+            place(tid + it * kThreads, &c, &o);
+            const float* src = x + c + o * ld;
+            if (kVec && c + 3 < line_count && o < other_count) {
+                r[it] = *reinterpret_cast<const float4*>(src);
+            } else {
+                const bool row_ok = o < other_count;
+                r[it].x = row_ok && c + 0 < line_count ? src[0] : 0.0f;
+                r[it].y = row_ok && c + 1 < line_count ? src[1] : 0.0f;
+                r[it].z = row_ok && c + 2 < line_count ? src[2] : 0.0f;
+                r[it].w = row_ok && c + 3 < line_count ? src[3] : 0.0f;
+            }
+        }
+    }
+
+    // s is [BK][kStride], k-major. A group along mn is one 16-byte store; a group along k
+    // is transposed on the way in: four 4-byte stores into consecutive k rows.
+    template <int kStride>
+    __device__ __forceinline__ void store(float* s) const {
+        static_assert(!kMnContiguous || kStride % 4 == 0, "16-byte stores need 16-byte aligned rows");
+        const int tid = threadIdx.x;
+#pragma unroll
+        for (int it = 0; it < kGroups; ++it) {
+            int c, o;
+            place(tid + it * kThreads, &c, &o);
+            if (kMnContiguous) {
+                *reinterpret_cast<float4*>(&s[o * kStride + c]) = r[it];
+            } else {
+                s[(c + 0) * kStride + o] = r[it].x;
+                s[(c + 1) * kStride + o] = r[it].y;
+                s[(c + 2) * kStride + o] = r[it].z;
+                s[(c + 3) * kStride + o] = r[it].w;
+            }
+        }
+    }
+};
+
+// Whether the 16-byte global loads are allowed: base 16-byte aligned, and every column
+// (op N) or row (op T) starting 16-byte aligned too.
+inline bool vec4_ok(const void* ptr, int64_t ld) {
+    return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 4 == 0;
+}
+
+}  // namespace gemmkit::sgemm
+
+namespace gemmkit::sgemm {
+
+// Writes rows i..i+3 of one column of C (c points at row i) from four accumulators:
+// one 16-byte access when the four rows are inside and C allows it, else element by element.
+// `rows_left` = m - i.
+__device__ __forceinline__ void store_c4(float* c, int rows_left, float4 acc, float alpha, float beta, bool vec) {
+    if (vec && rows_left >= 4) {
+        float4 out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
+        if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(c);
+            out = make_float4(fmaf(beta, old.x, out.x), fmaf(beta, old.y, out.y), fmaf(beta, old.z, out.z),
+                              fmaf(beta, old.w, out.w));
+        }
+        *reinterpret_cast<float4*>(c) = out;
+        return;
+    }
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+        if (r < rows_left) store_c(c + r, v[r], alpha, beta);
+}
+
+// Whether C's columns can be written 16 bytes at a time.
+__device__ __forceinline__ bool c_vec4_ok(const GemmArgs<float>& g) {
+    return reinterpret_cast<uintptr_t>(g.C) % 16 == 0 && g.ldc % 4 == 0;
+}
+
+}  // namespace gemmkit::sgemm
+
+namespace gemmkit::sgemm {
+
+// with_ops, plus a third compile-time flag: whether both operands allow 16-byte loads.
+// Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
+template <class Fn>
+cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
+    const bool vec = vec4_ok(p.A, p.lda) && vec4_ok(p.B, p.ldb);
+    return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
+}
+
+}  // namespace gemmkit::sgemm
+
+namespace gemmkit::sgemm {
+
+// Writes a thread's 8x8 results held as 2x2 quadrants of 4x4:
+// acc[rq*4 + r][cq*4 + c] is C(i + rq*kRowStep + r, j + cq*kColStep + c).
+// Each quadrant column is one float4 when C allows it (store_c4).
+template <int kRowStep, int kColStep>
+__device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const float (&acc)[8][8], int i, int j) {
+    const bool vec_c = c_vec4_ok(g);
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+        const int col = j + c / 4 * kColStep + c % 4;
+        if (col >= g.n) continue;
+#pragma unroll
+        for (int rq = 0; rq < 2; ++rq) {
+            const int row = i + rq * kRowStep;
+            if (row < g.m)
+                store_c4(&g.C[row + col * g.ldc], g.m - row,
+                         make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]),
+                         g.alpha, g.beta, vec_c);
+        }
+    }
+}
+
 }  // namespace gemmkit::sgemm
