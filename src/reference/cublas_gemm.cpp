@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "common/check.hpp"
-#include "common/device_buffer.hpp"
+#include "gemmkit/gemmkit.hpp"
 #include "verify/matrix_init.hpp"
 
 namespace gemmkit::ref {
@@ -45,18 +45,18 @@ void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, d
     // One pass for the values, one for their magnitudes (the error scale).
     for (bool magnitude : {false, true}) {
         const auto widen_fn = magnitude ? verify::widen_abs : verify::widen;
-        widen_fn(static_cast<const float*>(p.A), a.get(), na, stream);
-        widen_fn(static_cast<const float*>(p.B), b.get(), nb, stream);
+        widen_fn(static_cast<const float*>(p.A), a.data(), na, stream);
+        widen_fn(static_cast<const float*>(p.B), b.data(), nb, stream);
         double* out = magnitude ? d_scale : d_ref;
         const double alpha = magnitude ? std::fabs(p.alpha) : p.alpha;
         const double beta = magnitude ? std::fabs(p.beta) : p.beta;
         if (beta != 0) {
-            widen_fn(static_cast<const float*>(p.C), c.get(), nc, stream);
-            CUDA_CHECK(cudaMemcpy2DAsync(out, p.m * sizeof(double), c.get(), p.ldc * sizeof(double),
+            widen_fn(static_cast<const float*>(p.C), c.data(), nc, stream);
+            CUDA_CHECK(cudaMemcpy2DAsync(out, p.m * sizeof(double), c.data(), p.ldc * sizeof(double),
                                          p.m * sizeof(double), p.n, cudaMemcpyDeviceToDevice, stream));
         }
         CUBLAS_CHECK(cublasDgemm_64(blas.get(), to_cublas(p.transa), to_cublas(p.transb), p.m, p.n, p.k, &alpha,
-                                    a.get(), p.lda, b.get(), p.ldb, &beta, out, p.m));
+                                    a.data(), p.lda, b.data(), p.ldb, &beta, out, p.m));
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
 }

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/check.hpp"
-#include "common/device_buffer.hpp"
+#include "common/host_copy.hpp"
 #include "reference/cpu_gemm.hpp"
 #include "verify/matrix_init.hpp"
 
@@ -52,29 +52,29 @@ Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
     buf_->a = DeviceBuffer<float>(std::max<int64_t>(1, span(stored_rows_a(p), ta ? c.m : c.k, p.lda, c.offset)));
     buf_->b = DeviceBuffer<float>(std::max<int64_t>(1, span(stored_rows_b(p), tb ? c.k : c.n, p.ldb, c.offset)));
     buf_->c = DeviceBuffer<float>(std::max<int64_t>(1, span(c.m, c.n, p.ldc, c.offset)));
-    p.A = buf_->a.get() + c.offset;
-    p.B = buf_->b.get() + c.offset;
-    p.C = buf_->c.get() + c.offset;
-    fill_uniform(buf_->a.get(), buf_->a.size(), c.seed * 3 + 0, stream);
-    fill_uniform(buf_->b.get(), buf_->b.size(), c.seed * 3 + 1, stream);
+    p.A = buf_->a.data() + c.offset;
+    p.B = buf_->b.data() + c.offset;
+    p.C = buf_->c.data() + c.offset;
+    fill_uniform(buf_->a.data(), buf_->a.size(), c.seed * 3 + 0, stream);
+    fill_uniform(buf_->b.data(), buf_->b.size(), c.seed * 3 + 1, stream);
     reset_c();
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    buf_->c_before = buf_->c.to_host();
+    buf_->c_before = to_host(buf_->c);
 
     const size_t mn = static_cast<size_t>(c.m * c.n);
     cpu_reference_ = static_cast<double>(c.m) * c.n * c.k <= kCpuReferenceMaxMacs;
     if (cpu_reference_) {
         buf_->ref.resize(mn);
         buf_->scale.resize(mn);
-        const std::vector<float> ha = buf_->a.to_host(), hb = buf_->b.to_host();
+        const std::vector<float> ha = to_host(buf_->a), hb = to_host(buf_->b);
         ref::cpu_gemm<float>(c.transa, c.transb, c.m, c.n, c.k, c.alpha, ha.data() + c.offset, p.lda,
                              hb.data() + c.offset, p.ldb, c.beta, buf_->c_before.data() + c.offset, p.ldc,
                              buf_->ref.data(), buf_->scale.data());
     } else {
         DeviceBuffer<double> d_ref(mn), d_scale(mn);
-        ref::cublas_reference_f64(blas, p, d_ref.get(), d_scale.get());
-        buf_->ref = d_ref.to_host();
-        buf_->scale = d_scale.to_host();
+        ref::cublas_reference_f64(blas, p, d_ref.data(), d_scale.data());
+        buf_->ref = to_host(d_ref);
+        buf_->scale = to_host(d_scale);
     }
 }
 
@@ -82,9 +82,9 @@ Checker::~Checker() = default;
 
 void Checker::reset_c() {
     if (case_.nan_in_c)
-        fill_nan(buf_->c.get(), buf_->c.size(), stream_);
+        fill_nan(buf_->c.data(), buf_->c.size(), stream_);
     else
-        fill_uniform(buf_->c.get(), buf_->c.size(), case_.seed * 3 + 2, stream_);
+        fill_uniform(buf_->c.data(), buf_->c.size(), case_.seed * 3 + 2, stream_);
 }
 
 Outcome Checker::run(const char* kernel) {
@@ -101,7 +101,7 @@ Outcome Checker::run(const char* kernel) {
     }
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     CUDA_CHECK(cudaGetLastError());
-    const std::vector<float> after = buf_->c.to_host();
+    const std::vector<float> after = to_host(buf_->c);
     out.result = compare(after.data() + case_.offset, p.ldc, buf_->ref.data(), buf_->scale.data(), p.m, p.n, p.k,
                          tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, p.k));
 

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/check.hpp"
+
 namespace gemmkit::cli {
 
 L2Flusher::L2Flusher(size_t l2_bytes) : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)) {}
 
-void L2Flusher::flush(cudaStream_t stream) const {
-    CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.size(), stream));
+void L2Flusher::flush(cudaStream_t stream) {
+    CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, buffer_.size(), stream));
 }
 
 Timing summarize(std::vector<double> samples_ms) {
@@ -24,7 +26,7 @@ Timing summarize(std::vector<double> samples_ms) {
 }
 
 std::vector<Timing> time_interleaved(const std::vector<std::function<bool()>>& contenders, const TimingPlan& plan,
-                                     const L2Flusher& flusher, cudaStream_t stream) {
+                                     L2Flusher& flusher, cudaStream_t stream) {
     const size_t count = contenders.size();
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));

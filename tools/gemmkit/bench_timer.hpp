@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/device_buffer.hpp"
+#include "gemmkit/gemmkit.hpp"
 
 namespace gemmkit::cli {
 
@@ -20,7 +20,7 @@ struct Timing {
 class L2Flusher {
 public:
     explicit L2Flusher(size_t l2_bytes);
-    void flush(cudaStream_t stream) const;
+    void flush(cudaStream_t stream);
 
 private:
     DeviceBuffer<char> buffer_;
@@ -36,7 +36,7 @@ struct TimingPlan {
 // A contender returns false if its call failed; timing then stops and the error propagates
 // as std::runtime_error.
 std::vector<Timing> time_interleaved(const std::vector<std::function<bool()>>& contenders, const TimingPlan& plan,
-                                     const L2Flusher& flusher, cudaStream_t stream);
+                                     L2Flusher& flusher, cudaStream_t stream);
 
 // min / median / max of a list of samples (median of an even count: mean of the middle two).
 Timing summarize(std::vector<double> samples_ms);

@@ -120,7 +120,7 @@ int cmd_bench(const Options& o) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
-    const L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
+    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
     print_header(dev, peaks, plan);
 
     std::vector<Row> rows;

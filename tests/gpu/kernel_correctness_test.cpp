@@ -1,0 +1,154 @@
+// Every registered FP32 kernel, by name, against a double-precision reference, over the
+// shapes and scalars DESIGN.md "Verification" requires: odd sizes, K smaller than a tile,
+// rectangular, lda > m, misaligned pointers, alpha/beta other than 1/0, NaN in C with beta 0.
+//
+// Each case is its own test, named "<kernel>_<ops>_<shape>_<variant>", so a failure says
+// exactly what broke and `--gtest_filter='*05_register*TN*'` reruns a slice of it.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "verify/verify.hpp"
+
+namespace gemmkit::test {
+namespace {
+
+struct ShapeSpec {
+    const char* name;
+    int64_t m, n, k;
+    int64_t ld_pad;  // lda, ldb, ldc exceed the stored rows by this much
+    int64_t offset;  // A, B, C start this many elements into their buffers
+};
+
+// Sizes stay at or under ~2^26 multiply-adds except one large case, because below 2^28 the
+// reference is the (slower) CPU GEMM and the whole suite must finish in ~3 minutes on an H100.
+constexpr ShapeSpec kShapes[] = {
+    {"1x1x1", 1, 1, 1, 0, 0},
+    {"7x7x7", 7, 7, 7, 0, 0},
+    {"33x33x33", 33, 33, 33, 0, 0},
+    {"127x129x33", 127, 129, 33, 0, 0},
+    {"129x127x65", 129, 127, 65, 0, 0},
+    {"1000x999x65", 1000, 999, 65, 0, 0},
+    {"1024x1024x64", 1024, 1024, 64, 0, 0},
+    {"4097x4095x257", 4097, 4095, 257, 0, 0},  // 4.3e9 MACs: the cuBLAS FP64 reference
+    {"128x128x3", 128, 128, 3, 0, 0},          // K = 3 is below every BK (8 and up): one partial slab
+    {"1x300x7", 1, 300, 7, 0, 0},
+    {"300x1x7", 300, 1, 7, 0, 0},
+    {"65x17x1000", 65, 17, 1000, 0, 0},        // long K: many slabs, small C
+    {"127x129x33_ld5", 127, 129, 33, 5, 0},    // lda > m (and ldb, ldc padded)
+    {"127x129x33_off1", 127, 129, 33, 0, 1},   // 4-byte aligned only: no vector loads
+    {"129x127x65_off3_ld5", 129, 127, 65, 5, 3},
+    // Sizes and leading dimensions in multiples of 4 floats keep every pointer 16-byte aligned,
+    // so kernels with a 128-bit fast path take it here, with partial tiles in m, n and k.
+    {"260x196x36", 260, 196, 36, 0, 0},
+    {"260x196x36_ld4", 260, 196, 36, 4, 0},
+};
+
+struct Variant {
+    const char* name;
+    double alpha, beta;
+    bool nan_in_c;
+};
+
+constexpr Variant kVariants[] = {
+    {"a1_b0", 1.0, 0.0, false},
+    {"a0p5_b2", 0.5, 2.0, false},
+    {"a1_b0_nanC", 1.0, 0.0, true},  // beta == 0 must not read C: NaN there must not propagate
+};
+
+constexpr gemmkit_op kOps[][2] = {
+    {GEMMKIT_OP_N, GEMMKIT_OP_N},
+    {GEMMKIT_OP_N, GEMMKIT_OP_T},
+    {GEMMKIT_OP_T, GEMMKIT_OP_N},
+    {GEMMKIT_OP_T, GEMMKIT_OP_T},
+};
+
+struct KernelCase {
+    std::string kernel;  // registry name
+    verify::Case c;
+    std::string name;    // the test's name
+};
+
+// GoogleTest prints the parameter of a failing test; without this it would dump bytes.
+void PrintTo(const KernelCase& kc, std::ostream* os) {
+    *os << kc.kernel << " " << verify::describe(kc.c);
+}
+
+// A fixed base keeps runs reproducible; adding the index gives every case its own inputs.
+constexpr uint64_t kSeedBase = 0x6E6D6D6B00000000ull;
+
+std::vector<KernelCase> all_cases() {
+    std::vector<KernelCase> cases;
+    for (const KernelInfo& info : registry()) {
+        if (info.dtype != GEMMKIT_R_32F) continue;  // run_case verifies FP32 problems
+        for (const auto& ops : kOps)
+            for (const ShapeSpec& s : kShapes)
+                for (const Variant& v : kVariants) {
+                    KernelCase kc;
+                    kc.kernel = info.name;
+                    kc.c.transa = ops[0];
+                    kc.c.transb = ops[1];
+                    kc.c.m = s.m;
+                    kc.c.n = s.n;
+                    kc.c.k = s.k;
+                    kc.c.ld_pad = s.ld_pad;
+                    kc.c.offset = s.offset;
+                    kc.c.alpha = v.alpha;
+                    kc.c.beta = v.beta;
+                    kc.c.nan_in_c = v.nan_in_c;
+                    kc.c.seed = kSeedBase + cases.size();
+                    kc.name = test_name_part(info.name) + "_" + ops_name(ops[0], ops[1]) + "_" + s.name + "_" + v.name;
+                    cases.push_back(kc);
+                }
+    }
+    return cases;
+}
+
+// The Problem run_case makes of the case (FP32, COMPUTE_32F), for asking the kernel
+// whether it supports it; no pointers yet. A TF32 kernel, say, is skipped here with its reason.
+Problem problem_of(const verify::Case& c) {
+    Problem p;
+    p.transa = c.transa;
+    p.transb = c.transb;
+    p.m = c.m;
+    p.n = c.n;
+    p.k = c.k;
+    p.lda = std::max<int64_t>(1, stored_rows_a(p)) + c.ld_pad;
+    p.ldb = std::max<int64_t>(1, stored_rows_b(p)) + c.ld_pad;
+    p.ldc = std::max<int64_t>(1, c.m) + c.ld_pad;
+    p.alpha = c.alpha;
+    p.beta = c.beta;
+    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;
+    p.compute = GEMMKIT_COMPUTE_32F;
+    return p;
+}
+
+class KernelCorrectness : public GpuTest, public ::testing::WithParamInterface<KernelCase> {};
+
+TEST_P(KernelCorrectness, MatchesReference) {
+    const KernelCase& kc = GetParam();
+    const KernelInfo* info = find_kernel(kc.kernel.c_str());
+    ASSERT_NE(info, nullptr) << kc.kernel << " vanished from the registry";
+    if (info->min_sm > sm_) GTEST_SKIP() << kc.kernel << " needs sm_" << info->min_sm << "; device is sm_" << sm_;
+    std::string why;
+    if (!info->supports(problem_of(kc.c), &why)) GTEST_SKIP() << kc.kernel << " does not support this case: " << why;
+
+    const std::string what = kc.kernel + " " + verify::describe(kc.c);  // describe() includes the seed
+    const verify::Outcome out = verify::run_case(kc.kernel.c_str(), kc.c, *blas_, stream_);
+    ASSERT_EQ(out.status, GEMMKIT_SUCCESS) << what << ": " << gemmkit_status_string(out.status) << ": " << out.message;
+    EXPECT_TRUE(out.result.pass) << what << "\n  " << verify::describe(out.result) << " against the "
+                                 << (out.cpu_reference ? "CPU" : "cuBLAS FP64") << " reference";
+    EXPECT_EQ(out.outside_writes, 0) << what << "\n  " << out.outside_writes
+                                     << " elements of C's buffer outside the m x n window changed";
+    EXPECT_TRUE(out.pass()) << what;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, KernelCorrectness, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<KernelCase>& p) { return p.param.name; });
+// A registry without FP32 kernels is not an error of this suite.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(KernelCorrectness);
+
+}  // namespace
+}  // namespace gemmkit::test

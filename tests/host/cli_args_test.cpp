@@ -1,0 +1,385 @@
+// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_args.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using gemmkit::cli::OpPair;
+using gemmkit::cli::Options;
+using gemmkit::cli::Shape;
+using gemmkit::test::contains;
+
+std::vector<int64_t> sizes(const std::string& text) {
+    std::vector<int64_t> out;
+    std::string err;
+    EXPECT_TRUE(gemmkit::cli::parse_size_list(text, &out, &err)) << text << ": " << err;
+    return out;
+}
+
+// The error text, or "" when the parse unexpectedly succeeded.
+std::string size_error(const std::string& text) {
+    std::vector<int64_t> out;
+    std::string err;
+    if (gemmkit::cli::parse_size_list(text, &out, &err)) return "";
+    EXPECT_FALSE(err.empty()) << text;
+    return err.empty() ? "(empty message)" : err;
+}
+
+std::vector<Shape> shapes(const std::string& text) {
+    std::vector<Shape> out;
+    std::string err;
+    EXPECT_TRUE(gemmkit::cli::parse_shapes(text, &out, &err)) << text << ": " << err;
+    return out;
+}
+
+bool shapes_fail(const std::string& text) {
+    std::vector<Shape> out;
+    std::string err;
+    return !gemmkit::cli::parse_shapes(text, &out, &err) && !err.empty();
+}
+
+struct Parsed {
+    bool ok;
+    Options opt;
+    std::string err;
+};
+
+Parsed parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "gemmkit");
+    Parsed r;
+    r.ok = gemmkit::cli::parse_options(static_cast<int>(args.size()), args.data(), &r.opt, &r.err);
+    return r;
+}
+
+TEST(ParseSizeList, SingleSize) { EXPECT_EQ(sizes("4096"), (std::vector<int64_t>{4096})); }
+
+TEST(ParseSizeList, CommaSeparatedSizesKeepTheirOrder) {
+    EXPECT_EQ(sizes("1,7,33"), (std::vector<int64_t>{1, 7, 33}));
+    EXPECT_EQ(sizes("33,7,1"), (std::vector<int64_t>{33, 7, 1}));
+}
+
+TEST(ParseSizeList, ZeroIsASize) { EXPECT_EQ(sizes("0"), (std::vector<int64_t>{0})); }
+
+TEST(ParseSizeList, GeometricRangeIncludesBothEnds) {
+    EXPECT_EQ(sizes("128:16384:x2"), (std::vector<int64_t>{128, 256, 512, 1024, 2048, 4096, 8192, 16384}));
+}
+
+// The last term that fits is kept; the next one (900 * 3) is past the end.
+TEST(ParseSizeList, GeometricRangeStopsAtTheLastTermNotAbove) {
+    EXPECT_EQ(sizes("100:1000:x3"), (std::vector<int64_t>{100, 300, 900}));
+}
+
+TEST(ParseSizeList, ArithmeticRange) {
+    EXPECT_EQ(sizes("64:256:+64"), (std::vector<int64_t>{64, 128, 192, 256}));
+    EXPECT_EQ(sizes("1:10:+4"), (std::vector<int64_t>{1, 5, 9}));
+}
+
+TEST(ParseSizeList, RangeOfOneValue) { EXPECT_EQ(sizes("5:5:x2"), (std::vector<int64_t>{5})); }
+
+TEST(ParseSizeList, RangesAndSizesMix) {
+    EXPECT_EQ(sizes("7,16:64:x2,1000"), (std::vector<int64_t>{7, 16, 32, 64, 1000}));
+}
+
+TEST(ParseSizeList, RejectsEmptyText) { EXPECT_NE(size_error(""), ""); }
+
+TEST(ParseSizeList, RejectsNonNumbers) {
+    EXPECT_NE(size_error("abc"), "");
+    EXPECT_NE(size_error("12abc"), "");
+    EXPECT_NE(size_error("1.5"), "");
+}
+
+TEST(ParseSizeList, RejectsNegativeSizes) { EXPECT_NE(size_error("-1"), ""); }
+
+TEST(ParseSizeList, RejectsEmptyItems) {
+    EXPECT_NE(size_error("1,,2"), "");
+    EXPECT_NE(size_error("1,"), "");
+}
+
+TEST(ParseSizeList, RejectsRangeThatRunsBackwards) { EXPECT_NE(size_error("8:4:x2"), ""); }
+
+// Factor 1 or step 0 would never reach the end.
+TEST(ParseSizeList, RejectsRangesThatNeverAdvance) {
+    EXPECT_NE(size_error("1:8:x1"), "");
+    EXPECT_NE(size_error("1:8:+0"), "");
+    EXPECT_NE(size_error("0:8:x2"), "");
+}
+
+TEST(ParseSizeList, RejectsUnknownStepKindAndMalformedRanges) {
+    EXPECT_NE(size_error("1:8:y2"), "");
+    EXPECT_NE(size_error("1:8"), "");
+    EXPECT_NE(size_error("1:8:x"), "");
+    EXPECT_NE(size_error("1:8:x2:3"), "");
+}
+
+TEST(ParseSizeList, ErrorQuotesTheBadItem) { EXPECT_TRUE(contains(size_error("4,abc,8"), "abc")); }
+
+TEST(ParseShapes, SingleNumberIsACube) { EXPECT_EQ(shapes("4096"), (std::vector<Shape>{{4096, 4096, 4096}})); }
+
+TEST(ParseShapes, MxNxKIsTakenInThatOrder) {
+    EXPECT_EQ(shapes("1000x2000x300"), (std::vector<Shape>{{1000, 2000, 300}}));
+}
+
+TEST(ParseShapes, CubesAndTriplesMix) { EXPECT_EQ(shapes("7,33x1x2"), (std::vector<Shape>{{7, 7, 7}, {33, 1, 2}})); }
+
+TEST(ParseShapes, RejectsTwoDimensions) { EXPECT_TRUE(shapes_fail("1x2")); }
+
+TEST(ParseShapes, RejectsNonNumbers) {
+    EXPECT_TRUE(shapes_fail("axbxc"));
+    EXPECT_TRUE(shapes_fail("1x2x"));
+    EXPECT_TRUE(shapes_fail("1x-2x3"));
+    EXPECT_TRUE(shapes_fail(""));
+}
+
+TEST(ShapeProduct, EmptyNAndKFollowM) {
+    EXPECT_EQ(gemmkit::cli::shape_product({1, 7}, {}, {}), (std::vector<Shape>{{1, 1, 1}, {7, 7, 7}}));
+}
+
+TEST(ShapeProduct, EmptyNFollowsMWhileKIsGiven) {
+    EXPECT_EQ(gemmkit::cli::shape_product({2, 3}, {}, {5}), (std::vector<Shape>{{2, 2, 5}, {3, 3, 5}}));
+}
+
+TEST(ShapeProduct, FullProductWithMOutermost) {
+    EXPECT_EQ(gemmkit::cli::shape_product({1, 2}, {3}, {4, 5}),
+              (std::vector<Shape>{{1, 3, 4}, {1, 3, 5}, {2, 3, 4}, {2, 3, 5}}));
+}
+
+TEST(ShapeProduct, EmptyMGivesNothing) { EXPECT_TRUE(gemmkit::cli::shape_product({}, {3}, {4}).empty()); }
+
+TEST(GlobMatch, StarMatchesAnyRunIncludingNone) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("sgemm.*", "sgemm.05_register_blocking_2d"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("sgemm.*", "sgemm."));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*", ""));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*", "anything"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*_2d", "sgemm.05_register_blocking_2d"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("s*g*2d", "sgemm.05_register_blocking_2d"));
+}
+
+TEST(GlobMatch, QuestionMarkMatchesExactlyOneCharacter) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("?", "a"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("?", ""));
+    EXPECT_FALSE(gemmkit::cli::glob_match("?", "ab"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("sgemm.0?_*", "sgemm.05_register_blocking_2d"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("sgemm.0?_*", "sgemm.10_warp_tiling"));
+}
+
+TEST(GlobMatch, LiteralCharactersMustMatchWholeText) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("sgemm.01_naive", "sgemm.01_naive"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("sgemm.01", "sgemm.01_naive"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("sgemm.01_naive", "sgemm.01"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("sgemm.*", "hopper.01_wgmma"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("SGEMM.*", "sgemm.01_naive"));
+}
+
+// '*' must be able to give back characters it first took ("a*b" on "a_b_c_b").
+TEST(GlobMatch, StarBacktracks) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("a*b", "a_b_c_b"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("a*b", "a_b_c"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*a*a", "banana_a"));
+}
+
+TEST(GlobMatch, EmptyPatternMatchesOnlyEmptyText) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("", ""));
+    EXPECT_FALSE(gemmkit::cli::glob_match("", "sgemm.01_naive"));
+}
+
+TEST(MatchesAny, AnyGlobInTheCommaListMatches) {
+    EXPECT_TRUE(gemmkit::cli::matches_any("hopper.*,sgemm.05_*", "sgemm.05_register_blocking_2d"));
+    EXPECT_TRUE(gemmkit::cli::matches_any("hopper.*,sgemm.05_*", "hopper.01_wgmma"));
+    EXPECT_FALSE(gemmkit::cli::matches_any("hopper.*,sgemm.05_*", "sgemm.04_register_blocking_1d"));
+    EXPECT_TRUE(gemmkit::cli::matches_any("*", "sgemm.01_naive"));
+}
+
+// "a,,b" must not let the empty glob match everything, nor the empty name.
+TEST(MatchesAny, EmptyListMatchesNothing) {
+    EXPECT_FALSE(gemmkit::cli::matches_any("", "sgemm.01_naive"));
+    EXPECT_FALSE(gemmkit::cli::matches_any("a,,b", "sgemm.01_naive"));
+}
+
+std::string pair_name(const OpPair& p) {
+    return std::string(p.a == GEMMKIT_OP_T ? "T" : "N") + (p.b == GEMMKIT_OP_T ? "T" : "N");
+}
+
+std::vector<std::string> op_names(const std::vector<OpPair>& ops) {
+    std::vector<std::string> names;
+    for (const OpPair& p : ops) names.push_back(pair_name(p));
+    return names;
+}
+
+TEST(ParseOps, AllGivesTheFourCombinations) {
+    std::vector<OpPair> ops;
+    std::string err;
+    ASSERT_TRUE(gemmkit::cli::parse_ops("all", &ops, &err)) << err;
+    std::vector<std::string> names = op_names(ops);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"NN", "NT", "TN", "TT"}));
+}
+
+TEST(ParseOps, PairsAreOpAThenOpBInGivenOrder) {
+    std::vector<OpPair> ops;
+    std::string err;
+    ASSERT_TRUE(gemmkit::cli::parse_ops("NT,TN", &ops, &err)) << err;
+    EXPECT_EQ(op_names(ops), (std::vector<std::string>{"NT", "TN"}));
+}
+
+TEST(ParseOps, RejectsUnknownLettersAndLengths) {
+    for (const char* bad : {"NX", "N", "NNN", "nt", "NT,", "NT,XX"}) {
+        std::vector<OpPair> ops;
+        std::string err;
+        EXPECT_FALSE(gemmkit::cli::parse_ops(bad, &ops, &err)) << bad;
+        EXPECT_FALSE(err.empty()) << bad;
+    }
+}
+
+TEST(ParseOps, ErrorQuotesTheBadPair) {
+    std::vector<OpPair> ops;
+    std::string err;
+    ASSERT_FALSE(gemmkit::cli::parse_ops("NN,NX", &ops, &err));
+    EXPECT_TRUE(contains(err, "NX"));
+}
+
+TEST(ParseOptions, DefaultsWithOnlyACommand) {
+    const Parsed r = parse({"bench"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "bench");
+    EXPECT_TRUE(r.opt.positional.empty());
+    EXPECT_EQ(r.opt.kernels, "*");
+    EXPECT_TRUE(r.opt.shapes.empty());
+    EXPECT_TRUE(r.opt.ops.empty());
+    EXPECT_EQ(r.opt.warmup, Options{}.warmup);
+    EXPECT_EQ(r.opt.iters, Options{}.iters);
+    EXPECT_EQ(r.opt.seed, Options{}.seed);
+    EXPECT_FALSE(r.opt.quiet);
+}
+
+TEST(ParseOptions, NoArgumentsLeavesTheCommandEmpty) {
+    const Parsed r = parse({});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "");
+}
+
+TEST(ParseOptions, WordsAfterTheCommandArePositional) {
+    const Parsed r = parse({"explain", "sgemm.05_register_blocking_2d", "extra"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "explain");
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"sgemm.05_register_blocking_2d", "extra"}));
+}
+
+TEST(ParseOptions, ReadsEveryValuedOption) {
+    const Parsed r = parse({"bench", "--kernels", "sgemm.*,hopper.*", "--mnk", "128,7x8x9", "--warmup", "5", "--iters",
+                            "7", "--csv", "out.csv", "--json", "out.json", "--seed", "99", "--ops", "NT,TT",
+                            "--max-seconds", "1.5", "--quiet"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.kernels, "sgemm.*,hopper.*");
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{128, 128, 128}, {7, 8, 9}}));
+    EXPECT_EQ(r.opt.warmup, 5);
+    EXPECT_EQ(r.opt.iters, 7);
+    EXPECT_EQ(r.opt.csv, "out.csv");
+    EXPECT_EQ(r.opt.json, "out.json");
+    EXPECT_EQ(r.opt.seed, 99u);
+    EXPECT_EQ(op_names(r.opt.ops), (std::vector<std::string>{"NT", "TT"}));
+    EXPECT_DOUBLE_EQ(r.opt.max_seconds, 1.5);
+    EXPECT_TRUE(r.opt.quiet);
+}
+
+TEST(ParseOptions, OptionsMayComeBeforeTheCommand) {
+    const Parsed r = parse({"--iters", "4", "verify"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "verify");
+    EXPECT_EQ(r.opt.iters, 4);
+}
+
+TEST(ParseOptions, SeparateMNKListsCombineIntoTheirProduct) {
+    const Parsed r = parse({"verify", "--m", "1,2", "--n", "3", "--k", "4,5"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{1, 3, 4}, {1, 3, 5}, {2, 3, 4}, {2, 3, 5}}));
+}
+
+TEST(ParseOptions, MAloneGivesCubes) {
+    const Parsed r = parse({"bench", "--m", "256:1024:x2"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}}));
+}
+
+TEST(ParseOptions, NOrKWithoutMIsAnError) {
+    const Parsed r = parse({"bench", "--n", "64"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--m"));
+}
+
+TEST(ParseOptions, MnkTogetherWithMIsAnError) {
+    const Parsed r = parse({"bench", "--mnk", "64", "--m", "32"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--mnk"));
+}
+
+TEST(ParseOptions, UnknownOptionIsNamed) {
+    const Parsed r = parse({"bench", "--bogus", "1"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--bogus"));
+}
+
+TEST(ParseOptions, MissingValueIsNamed) {
+    const Parsed r = parse({"bench", "--iters"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--iters"));
+}
+
+TEST(ParseOptions, NonNumericCountIsAnError) {
+    for (const char* bad : {"abc", "7x", ""}) {
+        const Parsed r = parse({"bench", "--iters", bad});
+        EXPECT_FALSE(r.ok) << bad;
+        EXPECT_TRUE(contains(r.err, "--iters")) << bad;
+    }
+}
+
+// NaN and infinity are not counts; converting them to int is undefined behaviour.
+TEST(ParseOptions, NanAndInfinityAreNotCounts) {
+    for (const char* bad : {"nan", "inf"}) {
+        EXPECT_FALSE(parse({"bench", "--iters", bad}).ok) << bad;
+        EXPECT_FALSE(parse({"bench", "--warmup", bad}).ok) << bad;
+    }
+}
+
+TEST(ParseOptions, CountsBelowTheirMinimumAreErrors) {
+    EXPECT_FALSE(parse({"bench", "--iters", "0"}).ok);
+    EXPECT_FALSE(parse({"bench", "--warmup", "-1"}).ok);
+    EXPECT_TRUE(parse({"bench", "--warmup", "0"}).ok);
+}
+
+// A printed seed must reproduce the run: every 64-bit value has to survive parsing.
+TEST(ParseOptions, SeedKeepsAll64Bits) {
+    const Parsed r = parse({"verify", "--seed", "9007199254740993"});  // 2^53 + 1
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.seed, uint64_t{9007199254740993ull});
+    const Parsed top = parse({"verify", "--seed", "18446744073709551615"});
+    ASSERT_TRUE(top.ok) << top.err;
+    EXPECT_EQ(top.opt.seed, UINT64_MAX);
+}
+
+TEST(ParseOptions, BadShapeListIsAnErrorNamingTheOption) {
+    const Parsed r = parse({"bench", "--mnk", "1x2"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--mnk"));
+    EXPECT_TRUE(contains(r.err, "1x2"));
+}
+
+TEST(ParseOptions, BadOpsIsAnError) {
+    const Parsed r = parse({"bench", "--ops", "NX"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--ops"));
+}
+
+TEST(ParseOptions, HelpFlagSelectsHelp) {
+    const Parsed r = parse({"--help"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "help");
+}
+
+}  // namespace

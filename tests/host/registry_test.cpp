@@ -1,0 +1,318 @@
+// The kernel table and the choices made from it. Everything here holds for any table
+// contents, so adding a kernel is checked by these tests without editing them.
+#include <cctype>
+#include <cstring>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "registry.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using gemmkit::KernelInfo;
+using gemmkit::Problem;
+using gemmkit::registry;
+using gemmkit::test::contains;
+using gemmkit::test::fake_ptr;
+
+const gemmkit_op kOps[] = {GEMMKIT_OP_N, GEMMKIT_OP_T};
+
+std::string family_of(const char* name) { return std::string(name).substr(0, std::strcspn(name, ".")); }
+
+// A 256-aligned problem of the given types, so alignment never keeps a kernel off its fast path.
+Problem aligned_problem(gemmkit_dtype t, gemmkit_compute compute, gemmkit_op ta = GEMMKIT_OP_N,
+                        gemmkit_op tb = GEMMKIT_OP_N) {
+    Problem p;
+    p.transa = ta, p.transb = tb;
+    p.m = p.n = p.k = 256;
+    p.lda = p.ldb = p.ldc = 256;
+    p.a_type = p.b_type = p.c_type = t;
+    p.compute = compute;
+    p.A = fake_ptr<const void>(0x10000);
+    p.B = fake_ptr<const void>(0x20000);
+    p.C = fake_ptr<void>(0x30000);
+    return p;
+}
+
+TEST(Registry, IsNotEmpty) { EXPECT_FALSE(registry().empty()); }
+
+TEST(Registry, NamesAreUnique) {
+    std::set<std::string> names;
+    for (const KernelInfo& k : registry()) EXPECT_TRUE(names.insert(k.name).second) << k.name;
+}
+
+TEST(Registry, NamesAreFamilyDotTwoDigitStepUnderscoreTechnique) {
+    const std::regex pattern("[a-z][a-z0-9]*\\.[0-9]{2}_[a-z0-9]+(_[a-z0-9]+)*");
+    for (const KernelInfo& k : registry()) EXPECT_TRUE(std::regex_match(k.name, pattern)) << k.name;
+}
+
+// The step number in the name is the kernel's place in its ladder.
+TEST(Registry, StepNumberInNameIsTheLevel) {
+    for (const KernelInfo& k : registry()) {
+        const char* dot = std::strchr(k.name, '.');
+        ASSERT_NE(dot, nullptr) << k.name;
+        EXPECT_EQ(std::stoi(std::string(dot + 1, 2)), k.level) << k.name;
+    }
+}
+
+// "In family then ladder order": each family is one contiguous run with rising levels.
+TEST(Registry, FamiliesAreContiguousWithStrictlyRisingLevels) {
+    std::set<std::string> finished;
+    std::string current;
+    int last_level = 0;
+    for (const KernelInfo& k : registry()) {
+        const std::string family = family_of(k.name);
+        if (family != current) {
+            EXPECT_EQ(finished.count(family), 0u) << family << " appears in two runs";
+            if (!current.empty()) finished.insert(current);
+            current = family;
+        } else {
+            EXPECT_GT(k.level, last_level) << k.name;
+        }
+        last_level = k.level;
+    }
+}
+
+TEST(Registry, EveryEntryIsComplete) {
+    for (const KernelInfo& k : registry()) {
+        SCOPED_TRACE(k.name);
+        ASSERT_NE(k.description, nullptr);
+        EXPECT_GT(std::strlen(k.description), 0u);
+        ASSERT_NE(k.fast_path, nullptr);
+        EXPECT_GT(std::strlen(k.fast_path), 0u);
+        EXPECT_NE(k.supports, nullptr);
+        EXPECT_NE(k.launch, nullptr);
+        ASSERT_NE(k.entry, nullptr);
+        EXPECT_NE(k.entry(), nullptr);
+        EXPECT_GE(k.level, 1);
+        EXPECT_GE(k.min_sm, 50);
+        EXPECT_EQ(k.fast_ops & ~gemmkit::kAllOps, 0u);
+        EXPECT_GE(k.dynamic_smem_bytes, 0);
+    }
+}
+
+// serves_fast() takes a remainder by fast_alignment; it must be a positive power of two.
+TEST(Registry, FastAlignmentIsAPositivePowerOfTwo) {
+    for (const KernelInfo& k : registry()) {
+        EXPECT_GT(k.fast_alignment, 0) << k.name;
+        EXPECT_EQ(k.fast_alignment & (k.fast_alignment - 1), 0) << k.name;
+    }
+}
+
+TEST(Registry, TileShapesArePositive) {
+    for (const KernelInfo& k : registry()) {
+        SCOPED_TRACE(k.name);
+        EXPECT_GE(k.tile.BM, 1);
+        EXPECT_GE(k.tile.BN, 1);
+        EXPECT_GE(k.tile.BK, 1);
+        EXPECT_GE(k.tile.threads, 32);
+        EXPECT_LE(k.tile.threads, 1024);
+    }
+}
+
+TEST(Registry, EveryKernelSupportsAProblemOfItsOwnTypes) {
+    for (const KernelInfo& k : registry()) {
+        std::string why;
+        EXPECT_TRUE(k.supports(aligned_problem(k.dtype, k.compute), &why)) << k.name << ": " << why;
+    }
+}
+
+TEST(Registry, EveryKernelRefusesForeignTypesAndSaysWhy) {
+    for (const KernelInfo& k : registry()) {
+        const gemmkit_dtype other = k.dtype == GEMMKIT_R_64F ? GEMMKIT_R_16F : GEMMKIT_R_64F;
+        std::string why;
+        EXPECT_FALSE(k.supports(aligned_problem(other, k.compute), &why)) << k.name;
+        EXPECT_FALSE(why.empty()) << k.name;
+    }
+}
+
+TEST(FindKernel, FindsEveryRegisteredNameExactly) {
+    for (const KernelInfo& k : registry()) {
+        const std::string copy = k.name;  // a different pointer with the same text
+        EXPECT_EQ(gemmkit::find_kernel(copy.c_str()), &k);
+    }
+}
+
+TEST(FindKernel, UnknownPrefixCaseAndNullGiveNull) {
+    EXPECT_EQ(gemmkit::find_kernel("sgemm.99_nothing"), nullptr);
+    EXPECT_EQ(gemmkit::find_kernel(""), nullptr);
+    EXPECT_EQ(gemmkit::find_kernel(nullptr), nullptr);
+    const std::string first = registry().front().name;
+    EXPECT_EQ(gemmkit::find_kernel(first.substr(0, first.size() - 1).c_str()), nullptr);
+    EXPECT_EQ(gemmkit::find_kernel((first + "x").c_str()), nullptr);
+    std::string upper = first;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(gemmkit::find_kernel(upper.c_str()), nullptr);
+}
+
+// A kernel made up for the test: fast only for NN with 16-byte alignment.
+KernelInfo nn_only_16_byte() {
+    KernelInfo k = registry().front();
+    k.fast_ops = gemmkit::op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N);
+    k.fast_alignment = 16;
+    return k;
+}
+
+TEST(ServesFast, OpBitsAreDistinctAndCoverAllOps) {
+    std::set<unsigned> bits;
+    unsigned all = 0;
+    for (gemmkit_op a : kOps)
+        for (gemmkit_op b : kOps) {
+            const unsigned bit = gemmkit::op_bit(a, b);
+            EXPECT_EQ(bit & (bit - 1), 0u);
+            bits.insert(bit);
+            all |= bit;
+        }
+    EXPECT_EQ(bits.size(), 4u);
+    EXPECT_EQ(all, gemmkit::kAllOps);
+}
+
+TEST(ServesFast, RespectsFastOpsBits) {
+    const KernelInfo k = nn_only_16_byte();
+    for (gemmkit_op a : kOps)
+        for (gemmkit_op b : kOps) {
+            const bool nn = a == GEMMKIT_OP_N && b == GEMMKIT_OP_N;
+            EXPECT_EQ(gemmkit::serves_fast(k, aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, a, b)), nn)
+                << gemmkit::ops_name(a, b);
+        }
+}
+
+TEST(ServesFast, NoFastOpsServesNothing) {
+    KernelInfo k = nn_only_16_byte();
+    k.fast_ops = 0;
+    EXPECT_FALSE(gemmkit::serves_fast(k, aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F)));
+}
+
+TEST(ServesFast, RequiresPointerAlignment) {
+    const KernelInfo k = nn_only_16_byte();
+    Problem p = aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F);
+    ASSERT_TRUE(gemmkit::serves_fast(k, p));
+    p.B = fake_ptr<const void>(0x20004);
+    EXPECT_FALSE(gemmkit::serves_fast(k, p));
+}
+
+// lda = 258 floats = 1032 bytes: column starts are only 8-byte aligned.
+TEST(ServesFast, RequiresLeadingDimensionAlignmentInBytes) {
+    const KernelInfo k = nn_only_16_byte();
+    Problem p = aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F);
+    p.lda = 258;
+    EXPECT_FALSE(gemmkit::serves_fast(k, p));
+    p.lda = 260;
+    EXPECT_TRUE(gemmkit::serves_fast(k, p));
+    p.a_type = GEMMKIT_R_64F;  // 258 doubles = 2064 bytes, a multiple of 16
+    p.lda = 258;
+    EXPECT_TRUE(gemmkit::serves_fast(k, p));
+}
+
+// The rule stated in registry.hpp, checked against the table for one problem and sm.
+void expect_choice_follows_the_rule(const Problem& p, int sm) {
+    std::string why;
+    const KernelInfo* chosen = gemmkit::choose_kernel(p, sm, &why);
+    const KernelInfo* best_fast = nullptr;
+    const KernelInfo* best_any = nullptr;
+    for (const KernelInfo& k : registry()) {
+        std::string ignored;
+        if (k.min_sm > sm || !k.supports(p, &ignored)) continue;
+        if (best_any == nullptr || k.level > best_any->level) best_any = &k;
+        if (gemmkit::serves_fast(k, p) && (best_fast == nullptr || k.level > best_fast->level)) best_fast = &k;
+    }
+    if (best_any == nullptr) {
+        EXPECT_EQ(chosen, nullptr);
+        EXPECT_FALSE(why.empty());
+        return;
+    }
+    ASSERT_NE(chosen, nullptr) << why;
+    std::string reason;
+    EXPECT_TRUE(chosen->supports(p, &reason)) << chosen->name << ": " << reason;
+    EXPECT_LE(chosen->min_sm, sm) << chosen->name;
+    if (best_fast != nullptr) {
+        EXPECT_TRUE(gemmkit::serves_fast(*chosen, p)) << chosen->name << " is not fast, " << best_fast->name << " is";
+        EXPECT_EQ(chosen->level, best_fast->level) << chosen->name;
+    } else {
+        EXPECT_EQ(chosen->level, best_any->level) << chosen->name;
+    }
+}
+
+TEST(ChooseKernel, PicksAKernelForEveryFp32OpCombination) {
+    for (gemmkit_op a : kOps)
+        for (gemmkit_op b : kOps) {
+            SCOPED_TRACE(gemmkit::ops_name(a, b));
+            const Problem p = aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, a, b);
+            std::string why;
+            const KernelInfo* k = gemmkit::choose_kernel(p, 90, &why);
+            ASSERT_NE(k, nullptr) << why;
+            expect_choice_follows_the_rule(p, 90);
+        }
+}
+
+// With unaligned pointers and odd leading dimensions a fast-path kernel may drop out;
+// the choice must still be a supporting kernel, and the fastest one that is left.
+TEST(ChooseKernel, FollowsTheRuleForUnalignedFp32Problems) {
+    for (gemmkit_op a : kOps)
+        for (gemmkit_op b : kOps) {
+            SCOPED_TRACE(gemmkit::ops_name(a, b));
+            Problem p = aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, a, b);
+            p.A = fake_ptr<const void>(0x10004);
+            p.lda = p.ldb = p.ldc = 257;
+            expect_choice_follows_the_rule(p, 90);
+        }
+}
+
+TEST(ChooseKernel, FollowsTheRuleOnOlderArchitectures) {
+    for (int sm : {50, 70, 80, 86, 89, 90, 100}) {
+        SCOPED_TRACE(sm);
+        expect_choice_follows_the_rule(aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F), sm);
+        expect_choice_follows_the_rule(aligned_problem(GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F), sm);
+    }
+}
+
+TEST(ChooseKernel, FollowsTheRuleForEveryTypeAndCompute) {
+    for (gemmkit_dtype t : {GEMMKIT_R_32F, GEMMKIT_R_64F, GEMMKIT_R_16F, GEMMKIT_R_16BF})
+        for (gemmkit_compute c : {GEMMKIT_COMPUTE_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, GEMMKIT_COMPUTE_64F}) {
+            SCOPED_TRACE(std::string(gemmkit::dtype_name(t)) + " compute " + std::to_string(c));
+            expect_choice_follows_the_rule(aligned_problem(t, c), 90);
+        }
+}
+
+TEST(ChooseKernel, NothingRunsBelowEveryMinimumSm) {
+    std::string why;
+    EXPECT_EQ(gemmkit::choose_kernel(aligned_problem(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F), 10, &why), nullptr);
+    EXPECT_TRUE(contains(why, "sm_10"));
+}
+
+// No kernel takes three different storage types; the message names what was asked for.
+TEST(ChooseKernel, MixedTypesNobodyServesGiveNullAndAReason) {
+    Problem p = aligned_problem(GEMMKIT_R_16F, GEMMKIT_COMPUTE_64F);
+    p.b_type = GEMMKIT_R_64F;
+    p.c_type = GEMMKIT_R_16BF;
+    std::string why;
+    EXPECT_EQ(gemmkit::choose_kernel(p, 90, &why), nullptr);
+    EXPECT_TRUE(contains(why, "f16"));
+    EXPECT_TRUE(contains(why, "bf16"));
+}
+
+// Today only the FP32 ladder is registered; once an f16 kernel exists this becomes the
+// general rule above, so it only asserts the message when nothing serves f16.
+TEST(ChooseKernel, HalfDataWithoutHalfKernelsGivesNullAndAReason) {
+    const Problem p = aligned_problem(GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F);
+    bool any_f16 = false;
+    for (const KernelInfo& k : registry()) {
+        std::string ignored;
+        any_f16 = any_f16 || k.supports(p, &ignored);
+    }
+    std::string why;
+    const KernelInfo* k = gemmkit::choose_kernel(p, 90, &why);
+    if (any_f16) {
+        EXPECT_NE(k, nullptr);
+    } else {
+        EXPECT_EQ(k, nullptr);
+        EXPECT_TRUE(contains(why, "f16"));
+    }
+}
+
+}  // namespace
