@@ -1,0 +1,172 @@
+// sgemm.12_async_* — cp.async multi-stage pipeline: slabs land in shared memory kStages-1 ahead.
+//
+// Changed from 11: global loads no longer pass through registers. Each thread issues
+// cp.async copies straight into a ring of kStages shared buffers, kStages-1 slabs ahead of
+// the one being computed, and waits for a slab with cp.async.wait_group before the barrier
+// that publishes it. Operands contiguous along mn (A with op N, B with op T) copy 16 bytes at
+// a time; operands contiguous along k copy 4 bytes at a time, each landing transposed in its
+// k-major row, so the fragment reads stay conflict-free LDS.128s for every op combination.
+// Bottleneck it removes: with one slab of register prefetch and 8 warps per SM, a slab's
+// FMAs (~2000 cycles per scheduler) barely cover a DRAM round trip; now 2-3 slabs are in
+// flight, and no registers or STS instructions are spent on staging.
+// Preconditions: none for correctness; full speed with 16-byte alignment.
+// H100, 4096^3: see docs/ladder.md.
+#pragma once
+
+#include "kernels/sgemm/11_tuned.cuh"
+#include "ptx/cp_async.cuh"
+
+namespace gemmkit::sgemm {
+
+// TunedCfg plus the depth of the shared-memory ring.
+template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_>
+struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
+    using Base = TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_>;
+    static constexpr int kStages = kStages_;
+    static constexpr int kSmemBytes = kStages * BK_ * (Base::SA + Base::SB) * 4;
+    static_assert(kStages >= 2, "a ring needs one buffer to compute and one to fill");
+};
+
+// One operand's share of a slab copy, per thread, into s[p * kStride + mn] (k-major).
+// kMnContiguous: groups of 4 along mn, one 16-byte copy each (with kVec and inside).
+// Otherwise: single elements, consecutive threads along k (coalesced), 4-byte copies.
+// Addresses are computed once; advance() moves to the next slab.
+template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec>
+struct AsyncSlabCopy {
+    static constexpr int kPerLine = kMnContiguous ? BMN / 4 : BK;  // copy units along a line
+    static constexpr int kCopies = BK * BMN / (kMnContiguous ? 4 : 1) / kThreads;
+    static constexpr int kLineStep = kThreads / kPerLine;           // lines between a thread's copies
+    static_assert(kThreads % kPerLine == 0 && BK * BMN % (kThreads * (kMnContiguous ? 4 : 1)) == 0,
+                  "copies split evenly, each thread keeping one offset along the line");
+
+    const float* origin;   // a valid address for zero-fill copies (nothing is read from it)
+    const float* base;     // this thread's first copy at the current slab
+    int64_t copy_stride;   // elements between this thread's copies
+    int c0, o0;            // offset along the contiguous line (units of elements), first line
+
+    __device__ __forceinline__ AsyncSlabCopy(const float* x, int64_t ld) : origin(x) {
+        c0 = threadIdx.x % kPerLine * (kMnContiguous ? 4 : 1);
+        o0 = threadIdx.x / kPerLine;
+        base = x + c0 + o0 * ld;
+        copy_stride = kLineStep * ld;
+    }
+
+    __device__ __forceinline__ void advance(int64_t ld) { base += kMnContiguous ? BK * ld : BK; }
+
+    // kChecked: zero-fill what lies outside mn_count x k_count (counts from the slab origin).
+    template <int kStride, bool kChecked>
+    __device__ __forceinline__ void issue(float* s, int mn_count, int k_count) const {
+#pragma unroll
+        for (int it = 0; it < kCopies; ++it) {
+            const float* src = base + it * copy_stride;
+            const int o = o0 + it * kLineStep;  // line: k when kMnContiguous, mn otherwise
+            if (kMnContiguous) {
+                float* dst = s + o * kStride + c0;
+                const bool line_ok = !kChecked || o < k_count;
+                if (kVec && (!kChecked || (line_ok && c0 + 4 <= mn_count))) {
+                    ptx::cp_async_16(dst, line_ok ? src : origin, line_ok);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        const bool ok = line_ok && (!kChecked || c0 + q < mn_count);
+                        ptx::cp_async_4(dst + q, ok ? src + q : origin, ok);
+                    }
+                }
+            } else {
+                const bool ok = !kChecked || (c0 < k_count && o < mn_count);
+                ptx::cp_async_4(s + c0 * kStride + o, ok ? src : origin, ok);
+            }
+        }
+    }
+};
+
+template <class Cfg, bool kTransA, bool kTransB, bool kVec>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multistage_kernel(GemmArgs<float> g) {
+    constexpr int S = Cfg::kStages, kSlabA = Cfg::BK * Cfg::SA, kSlabB = Cfg::BK * Cfg::SB;
+    extern __shared__ float4 smem[];
+    float* sA = reinterpret_cast<float*>(smem);  // [S][BK][SA]: [stage][p][i]
+    float* sB = sA + S * kSlabA;                 // [S][BK][SB]: [stage][p][j]
+
+    const int i0 = blockIdx.x * Cfg::BM, j0 = blockIdx.y * Cfg::BN;
+    AsyncSlabCopy<Cfg::BK, Cfg::BM, Cfg::kThreads, !kTransA, kVec> copyA(g.A + op_offset<kTransA>(i0, 0, g.lda), g.lda);
+    AsyncSlabCopy<Cfg::BK, Cfg::BN, Cfg::kThreads, kTransB, kVec> copyB(g.B + op_offset<kTransB>(0, j0, g.ldb), g.ldb);
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
+    const int ti = warp % Cfg::kWarpsM * Cfg::WM + lane % Cfg::kLanesM * 4;
+    const int tj = warp / Cfg::kWarpsM * Cfg::WN + lane / Cfg::kLanesM * 4;
+
+    const int slabs = (g.k + Cfg::BK - 1) / Cfg::BK;
+    const bool inside_mn = i0 + Cfg::BM <= g.m && j0 + Cfg::BN <= g.n;
+    int issued = 0;  // slabs whose copies have been issued
+    // Issues the next slab's copies into its ring slot, then closes a group even when there
+    // is nothing left to copy, so "at most S-2 groups pending" always means "slab t landed".
+    auto issue_next_slab = [&]() {
+        if (issued < slabs) {
+            const int stage = issued % S, p0 = issued * Cfg::BK;
+            float* a = sA + stage * kSlabA;
+            float* b = sB + stage * kSlabB;
+            if (inside_mn && p0 + Cfg::BK <= g.k) {
+                copyA.template issue<Cfg::SA, false>(a, 0, 0);
+                copyB.template issue<Cfg::SB, false>(b, 0, 0);
+            } else {
+                copyA.template issue<Cfg::SA, true>(a, g.m - i0, g.k - p0);
+                copyB.template issue<Cfg::SB, true>(b, g.n - j0, g.k - p0);
+            }
+            copyA.advance(g.lda);
+            copyB.advance(g.ldb);
+            ++issued;
+        }
+        ptx::cp_async_commit();
+    };
+
+    float rA[2][Cfg::TM], rB[2][Cfg::TN];
+    auto load_fragments = [&](int frag, const float* a, const float* b, int p) {
+#pragma unroll
+        for (int q = 0; q < Cfg::QM; ++q)
+            *reinterpret_cast<float4*>(&rA[frag][4 * q]) = *reinterpret_cast<const float4*>(a + p * Cfg::SA + ti + q * kRowStep);
+#pragma unroll
+        for (int q = 0; q < Cfg::QN; ++q)
+            *reinterpret_cast<float4*>(&rB[frag][4 * q]) = *reinterpret_cast<const float4*>(b + p * Cfg::SB + tj + q * kColStep);
+    };
+
+    float acc[Cfg::TM][Cfg::TN] = {};
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) issue_next_slab();
+    for (int t = 0; t < slabs; ++t) {
+        ptx::cp_async_wait<S - 2>();  // this thread's copies of slab t have landed
+        __syncthreads();              // everyone's have; and everyone is done with slab t-1's slot
+        issue_next_slab();            // refills slab t-1's slot, S-1 slabs ahead
+        const float* a = sA + t % S * kSlabA;
+        const float* b = sB + t % S * kSlabB;
+        load_fragments(0, a, b, 0);
+#pragma unroll
+        for (int p = 0; p < Cfg::BK; ++p) {
+            if (p + 1 < Cfg::BK) load_fragments((p + 1) % 2, a, b, p + 1);
+#pragma unroll
+            for (int r = 0; r < Cfg::TM; ++r)
+#pragma unroll
+                for (int c = 0; c < Cfg::TN; ++c) acc[r][c] += rA[p % 2][r] * rB[p % 2][c];
+        }
+    }
+    ptx::cp_async_wait<0>();  // no copy may outlive the block (they are all empty by now)
+
+    store_thread_tile<Cfg>(g, acc, i0 + ti, j0 + tj);
+}
+
+template <class Cfg>
+cudaError_t launch_async_multistage(const Problem& p, cudaStream_t stream) {
+    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
+    return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
+        const auto kernel =
+            async_multistage_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
+        if (Cfg::kSmemBytes > 48 * 1024) {
+            cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+            if (err != cudaSuccess) return err;
+        }
+        kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(make_args<float>(p));
+        return cudaGetLastError();
+    });
+}
+
+}  // namespace gemmkit::sgemm

@@ -1,0 +1,37 @@
+// Registry rows of step 12: cp.async multi-stage configurations.
+// AsyncCfg<BM, BN, BK, QM, QN, kLanesM, kMinBlocks, kStages>: as TunedCfg, plus the ring depth.
+#include "kernels/sgemm/12_async_multistage.cuh"
+#include "kernels/sgemm/registry_rows.hpp"
+
+namespace gemmkit::sgemm {
+namespace {
+
+template <class Cfg>
+KernelInfo async_row(const char* name, const char* description) {
+    return {name, 12, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 80, description, kVec4FastPath, kAllOps, 16, tile_of<Cfg>(),
+            supports_f32_simt, launch_async_multistage<Cfg>,
+            entry_of<&async_multistage_kernel<Cfg, false, false, true>>, Cfg::kSmemBytes};
+}
+
+}  // namespace
+
+void add_async_kernels(std::vector<KernelInfo>* table) {
+    table->push_back(async_row<AsyncCfg<256, 128, 8, 4, 2, 8, 1, 3>>(
+        "sgemm.12_async_256x128x8_w128x32_s3", "256x128 tile, BK 8, 16x8 per thread, warps 128x32, 3 stages"));
+    table->push_back(async_row<AsyncCfg<256, 128, 8, 4, 2, 4, 1, 3>>(
+        "sgemm.12_async_256x128x8_s3", "256x128 tile, BK 8, 16x8 per thread, warps 64x64, 3 stages"));
+    table->push_back(async_row<AsyncCfg<256, 128, 8, 4, 2, 4, 1, 4>>(
+        "sgemm.12_async_256x128x8_s4", "256x128 tile, BK 8, 16x8 per thread, warps 64x64, 4 stages"));
+    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 3>>(
+        "sgemm.12_async_256x128x16_s3", "256x128 tile, BK 16, 16x8 per thread, warps 64x64, 3 stages"));
+    table->push_back(async_row<AsyncCfg<128, 256, 8, 2, 4, 8, 1, 3>>(
+        "sgemm.12_async_128x256x8_s3", "128x256 tile, BK 8, 8x16 per thread, warps 64x64, 3 stages"));
+    table->push_back(async_row<AsyncCfg<128, 128, 8, 2, 2, 8, 2, 3>>(
+        "sgemm.12_async_128x128x8_s3", "128x128 tile, BK 8, 8x8 per thread, warps 64x32, 3 stages, 2 blocks/SM"));
+    table->push_back(async_row<AsyncCfg<128, 128, 16, 2, 2, 8, 2, 3>>(
+        "sgemm.12_async_128x128x16_s3", "128x128 tile, BK 16, 8x8 per thread, warps 64x32, 3 stages, 2 blocks/SM"));
+    table->push_back(async_row<AsyncCfg<64, 64, 8, 2, 2, 8, 4, 3>>(
+        "sgemm.12_async_64x64x8_s3", "64x64 tile, BK 8, 8x8 per thread, 64 threads, 3 stages, 4 blocks/SM"));
+}
+
+}  // namespace gemmkit::sgemm

@@ -1,0 +1,33 @@
+// Registry rows of step 11: the configurations `gemmkit tune` chooses among.
+// Each is a TunedCfg<BM, BN, BK, QM, QN, kLanesM, kMinBlocks>: block tile BM x BN, K-slab BK,
+// thread tile 4QM x 4QN, warps of kLanesM x (32 / kLanesM) threads, kMinBlocks blocks per SM.
+#include "kernels/sgemm/11_tuned.cuh"
+#include "kernels/sgemm/registry_rows.hpp"
+
+namespace gemmkit::sgemm {
+namespace {
+
+template <class Cfg>
+KernelInfo tuned_row(const char* name, const char* description) {
+    return {name, 11, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 50, description, kVec4FastPath, kAllOps, 16, tile_of<Cfg>(),
+            supports_f32_simt, launch_tuned<Cfg>, entry_of<&tuned_kernel<Cfg, false, false, true>>, Cfg::kSmemBytes};
+}
+
+}  // namespace
+
+void add_tuned_kernels(std::vector<KernelInfo>* table) {
+    table->push_back(tuned_row<TunedCfg<128, 128, 8, 2, 2, 8, 2>>(
+        "sgemm.11_tuned_128x128x8", "128x128 tile, BK 8, 8x8 per thread, 256 threads, 2 blocks/SM"));
+    table->push_back(tuned_row<TunedCfg<128, 128, 16, 2, 2, 8, 2>>(
+        "sgemm.11_tuned_128x128x16", "128x128 tile, BK 16, 8x8 per thread, 256 threads, 2 blocks/SM"));
+    table->push_back(tuned_row<TunedCfg<128, 256, 8, 2, 4, 8, 1>>(
+        "sgemm.11_tuned_128x256x8", "128x256 tile, BK 8, 8x16 per thread, 256 threads, 1 block/SM"));
+    table->push_back(tuned_row<TunedCfg<256, 128, 8, 4, 2, 8, 1>>(
+        "sgemm.11_tuned_256x128x8", "256x128 tile, BK 8, 16x8 per thread, 256 threads, 1 block/SM"));
+    table->push_back(tuned_row<TunedCfg<128, 64, 8, 2, 2, 8, 4>>(
+        "sgemm.11_tuned_128x64x8", "128x64 tile, BK 8, 8x8 per thread, 128 threads, 4 blocks/SM"));
+    table->push_back(tuned_row<TunedCfg<64, 64, 8, 2, 2, 8, 8>>(
+        "sgemm.11_tuned_64x64x8", "64x64 tile, BK 8, 8x8 per thread, 64 threads, 8 blocks/SM"));
+}
+
+}  // namespace gemmkit::sgemm

@@ -1,0 +1,37 @@
+// cp.async: asynchronous global -> shared copies that bypass registers (sm_80+).
+// PTX ISA, "Data Movement and Conversion Instructions: cp.async", cp.async.commit_group,
+// cp.async.wait_group.
+#pragma once
+
+#include <cstdint>
+
+namespace gemmkit::ptx {
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Copies 16 bytes, or zero-fills all 16 when !valid (src-size 0: nothing is read).
+// .cg caches in L2 only: each element is used once per block, from shared memory.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0));
+}
+
+// Copies 4 bytes, or writes a zero when !valid. Lets a copy land anywhere in shared
+// memory, e.g. transposed. (.ca: the 4-byte form has no L2-only variant.)
+__device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool valid) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "r"(valid ? 4 : 0));
+}
+
+// Closes the group of copies this thread issued since the last commit.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+// Waits until at most kPending of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+}  // namespace gemmkit::ptx
