@@ -1,9 +1,10 @@
 // sgemm.12_async_* — cp.async multi-stage pipeline: slabs land in shared memory kStages-1 ahead.
 //
 // Changed from 11: global loads no longer pass through registers. Each thread issues
-// cp.async copies straight into a ring of kStages shared buffers, kStages-1 slabs ahead of
-// the one being computed, and waits for a slab with cp.async.wait_group before the barrier
-// that publishes it. Operands contiguous along mn (A with op N, B with op T) copy 16 bytes at
+// cp.async copies straight into a ring of kStages shared buffers, up to kStages-1 slabs ahead
+// of the one being computed, and waits for a slab with cp.async.wait_group before the barrier
+// that publishes it. That barrier sits in the last k step of the previous slab, so the next
+// slab's first fragments load behind FMAs too. Operands contiguous along mn (A with op N, B with op T) copy 16 bytes at
 // a time; operands contiguous along k copy 4 bytes at a time, each landing transposed in its
 // k-major row, so the fragment reads stay conflict-free LDS.128s for every op combination.
 // Bottleneck it removes: with one slab of register prefetch and 8 warps per SM, a slab's
@@ -25,6 +26,7 @@ struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
     static constexpr int kStages = kStages_;
     static constexpr int kSmemBytes = kStages * BK_ * (Base::SA + Base::SB) * 4;
     static_assert(kStages >= 2, "a ring needs one buffer to compute and one to fill");
+    static_assert(BK_ % 2 == 0, "the next slab's first fragments go to buffer 0");
 };
 
 // One operand's share of a slab copy, per thread, into s[p * kStride + mn] (k-major).
@@ -100,7 +102,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
     const bool inside_mn = i0 + Cfg::BM <= g.m && j0 + Cfg::BN <= g.n;
     int issued = 0;  // slabs whose copies have been issued
     // Issues the next slab's copies into its ring slot, then closes a group even when there
-    // is nothing left to copy, so "at most S-2 groups pending" always means "slab t landed".
+    // is nothing left to copy, so a count of pending groups always names the same slab.
     auto issue_next_slab = [&]() {
         if (issued < slabs) {
             const int stage = issued % S, p0 = issued * Cfg::BK;
@@ -130,19 +132,28 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
             *reinterpret_cast<float4*>(&rB[frag][4 * q]) = *reinterpret_cast<const float4*>(b + p * Cfg::SB + tj + q * kColStep);
     };
 
+    // Slabs 0..S-1 fill the ring. Slab t+S refills slab t's slot at the barrier inside
+    // slab t's last k step: by then every thread holds that step's fragments in registers,
+    // and the first fragments of slab t+1 load behind the last FMAs of slab t.
     float acc[Cfg::TM][Cfg::TN] = {};
 #pragma unroll
-    for (int s = 0; s < S - 1; ++s) issue_next_slab();
+    for (int s = 0; s < S; ++s) issue_next_slab();
+    ptx::cp_async_wait<S - 1>();  // slab 0 has landed (this thread's copies)
+    __syncthreads();              // ... everyone's
+    load_fragments(0, sA, sB, 0);
     for (int t = 0; t < slabs; ++t) {
-        ptx::cp_async_wait<S - 2>();  // this thread's copies of slab t have landed
-        __syncthreads();              // everyone's have; and everyone is done with slab t-1's slot
-        issue_next_slab();            // refills slab t-1's slot, S-1 slabs ahead
         const float* a = sA + t % S * kSlabA;
         const float* b = sB + t % S * kSlabB;
-        load_fragments(0, a, b, 0);
 #pragma unroll
         for (int p = 0; p < Cfg::BK; ++p) {
-            if (p + 1 < Cfg::BK) load_fragments((p + 1) % 2, a, b, p + 1);
+            if (p + 1 < Cfg::BK) {
+                load_fragments((p + 1) % 2, a, b, p + 1);
+            } else if (t + 1 < slabs) {
+                ptx::cp_async_wait<S - 2>();  // slab t+1 has landed
+                __syncthreads();              // everyone's; and nobody reads slab t's slot any more
+                issue_next_slab();            // slab t+S into slab t's slot
+                load_fragments(0, sA + (t + 1) % S * kSlabA, sB + (t + 1) % S * kSlabB, 0);
+            }
 #pragma unroll
             for (int r = 0; r < Cfg::TM; ++r)
 #pragma unroll
