@@ -1,10 +1,9 @@
 // sgemm.12_async_* — cp.async multi-stage pipeline: slabs land in shared memory kStages-1 ahead.
 //
 // Changed from 11: global loads no longer pass through registers. Each thread issues
-// cp.async copies straight into a ring of kStages shared buffers, up to kStages-1 slabs ahead
-// of the one being computed, and waits for a slab with cp.async.wait_group before the barrier
-// that publishes it. That barrier sits in the last k step of the previous slab, so the next
-// slab's first fragments load behind FMAs too. Operands contiguous along mn (A with op N, B with op T) copy 16 bytes at
+// cp.async copies straight into a ring of kStages shared buffers, kStages-1 slabs ahead of
+// the one being computed, and waits for a slab with cp.async.wait_group before the barrier
+// that publishes it. Operands contiguous along mn (A with op N, B with op T) copy 16 bytes at
 // a time; operands contiguous along k copy 4 bytes at a time, each landing transposed in its
 // k-major row, so the fragment reads stay conflict-free LDS.128s for every op combination.
 // Bottleneck it removes: with one slab of register prefetch and 8 warps per SM, a slab's
@@ -20,13 +19,16 @@
 namespace gemmkit::sgemm {
 
 // TunedCfg plus the depth of the shared-memory ring.
-template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_>
+// kUnrollK: k steps per iteration of the inner loop (BK: fully unrolled). Fewer keeps the
+// loop body inside the instruction cache when BK is large.
+template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_, int kUnrollK_ = BK_>
 struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
     using Base = TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_>;
     static constexpr int kStages = kStages_;
+    static constexpr int kUnrollK = kUnrollK_;
+    static_assert(BK_ % kUnrollK_ == 0 && kUnrollK_ % 2 == 0, "whole, even unrolled chunks: fragment buffers alternate");
     static constexpr int kSmemBytes = kStages * BK_ * (Base::SA + Base::SB) * 4;
     static_assert(kStages >= 2, "a ring needs one buffer to compute and one to fill");
-    static_assert(BK_ % 2 == 0, "the next slab's first fragments go to buffer 0");
 };
 
 // One operand's share of a slab copy, per thread, into s[p * kStride + mn] (k-major).
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
     const bool inside_mn = i0 + Cfg::BM <= g.m && j0 + Cfg::BN <= g.n;
     int issued = 0;  // slabs whose copies have been issued
     // Issues the next slab's copies into its ring slot, then closes a group even when there
-    // is nothing left to copy, so a count of pending groups always names the same slab.
+    // is nothing left to copy, so "at most S-2 groups pending" always means "slab t landed".
     auto issue_next_slab = [&]() {
         if (issued < slabs) {
             const int stage = issued % S, p0 = issued * Cfg::BK;
@@ -132,32 +134,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
             *reinterpret_cast<float4*>(&rB[frag][4 * q]) = *reinterpret_cast<const float4*>(b + p * Cfg::SB + tj + q * kColStep);
     };
 
-    // Slabs 0..S-1 fill the ring. Slab t+S refills slab t's slot at the barrier inside
-    // slab t's last k step: by then every thread holds that step's fragments in registers,
-    // and the first fragments of slab t+1 load behind the last FMAs of slab t.
     float acc[Cfg::TM][Cfg::TN] = {};
 #pragma unroll
-    for (int s = 0; s < S; ++s) issue_next_slab();
-    ptx::cp_async_wait<S - 1>();  // slab 0 has landed (this thread's copies)
-    __syncthreads();              // ... everyone's
-    load_fragments(0, sA, sB, 0);
+    for (int s = 0; s < S - 1; ++s) issue_next_slab();
     for (int t = 0; t < slabs; ++t) {
+        ptx::cp_async_wait<S - 2>();  // this thread's copies of slab t have landed
+        __syncthreads();              // everyone's have; and everyone is done with slab t-1's slot
         const float* a = sA + t % S * kSlabA;
         const float* b = sB + t % S * kSlabB;
+        load_fragments(0, a, b, 0);
+#pragma unroll 1
+        for (int p0 = 0; p0 < Cfg::BK; p0 += Cfg::kUnrollK) {
 #pragma unroll
-        for (int p = 0; p < Cfg::BK; ++p) {
-            if (p + 1 < Cfg::BK) {
-                load_fragments((p + 1) % 2, a, b, p + 1);
-            } else if (t + 1 < slabs) {
-                ptx::cp_async_wait<S - 2>();  // slab t+1 has landed
-                __syncthreads();              // everyone's; and nobody reads slab t's slot any more
-                issue_next_slab();            // slab t+S into slab t's slot
-                load_fragments(0, sA + (t + 1) % S * kSlabA, sB + (t + 1) % S * kSlabB, 0);
+            for (int u = 0; u < Cfg::kUnrollK; ++u) {
+                const int p = p0 + u;
+                if (p + 1 < Cfg::BK) load_fragments((u + 1) % 2, a, b, p + 1);
+#pragma unroll
+                for (int r = 0; r < Cfg::TM; ++r)
+#pragma unroll
+                    for (int c = 0; c < Cfg::TN; ++c) acc[r][c] += rA[u % 2][r] * rB[u % 2][c];
+                // Refill slab t-1's slot (S-1 slabs ahead) once the first FMAs are issued,
+                // so the copies' address arithmetic does not delay them.
+                if (p == 0) issue_next_slab();
             }
-#pragma unroll
-            for (int r = 0; r < Cfg::TM; ++r)
-#pragma unroll
-                for (int c = 0; c < Cfg::TN; ++c) acc[r][c] += rA[p % 2][r] * rB[p % 2][c];
         }
     }
     ptx::cp_async_wait<0>();  // no copy may outlive the block (they are all empty by now)
