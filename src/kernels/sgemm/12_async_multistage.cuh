@@ -19,14 +19,11 @@
 namespace gemmkit::sgemm {
 
 // TunedCfg plus the depth of the shared-memory ring.
-// kUnrollK: k steps per iteration of the inner loop (BK: fully unrolled). Fewer keeps the
-// loop body inside the instruction cache when BK is large.
-template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_, int kUnrollK_ = BK_>
+template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_>
 struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
     using Base = TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_>;
     static constexpr int kStages = kStages_;
-    static constexpr int kUnrollK = kUnrollK_;
-    static_assert(BK_ % kUnrollK_ == 0 && kUnrollK_ % 2 == 0, "whole, even unrolled chunks: fragment buffers alternate");
+    static_assert(BK_ % 2 == 0, "fragment buffers alternate: each slab starts on buffer 0");
     static constexpr int kSmemBytes = kStages * BK_ * (Base::SA + Base::SB) * 4;
     static_assert(kStages >= 2, "a ring needs one buffer to compute and one to fill");
 };
@@ -143,20 +140,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
         const float* a = sA + t % S * kSlabA;
         const float* b = sB + t % S * kSlabB;
         load_fragments(0, a, b, 0);
-#pragma unroll 1
-        for (int p0 = 0; p0 < Cfg::BK; p0 += Cfg::kUnrollK) {
 #pragma unroll
-            for (int u = 0; u < Cfg::kUnrollK; ++u) {
-                const int p = p0 + u;
-                if (p + 1 < Cfg::BK) load_fragments((u + 1) % 2, a, b, p + 1);
+        for (int p = 0; p < Cfg::BK; ++p) {
+            if (p + 1 < Cfg::BK) load_fragments((p + 1) % 2, a, b, p + 1);
 #pragma unroll
-                for (int r = 0; r < Cfg::TM; ++r)
+            for (int r = 0; r < Cfg::TM; ++r)
 #pragma unroll
-                    for (int c = 0; c < Cfg::TN; ++c) acc[r][c] += rA[u % 2][r] * rB[u % 2][c];
-                // Refill slab t-1's slot (S-1 slabs ahead) once the first FMAs are issued,
-                // so the copies' address arithmetic does not delay them.
-                if (p == 0) issue_next_slab();
-            }
+                for (int c = 0; c < Cfg::TN; ++c) acc[r][c] += rA[p % 2][r] * rB[p % 2][c];
+            // Refill slab t-1's slot (S-1 slabs ahead) once the first FMAs are issued, so the
+            // copies' address arithmetic does not delay them. Measured on an H200 at 4096^3:
+            // +1-2% against issuing before them; issuing after step 2 or 8 lost 2%.
+            if (p == 0) issue_next_slab();
         }
     }
     ptx::cp_async_wait<0>();  // no copy may outlive the block (they are all empty by now)

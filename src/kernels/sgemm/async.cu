@@ -18,10 +18,8 @@ KernelInfo async_row(const char* name, const char* description) {
 void add_async_kernels(std::vector<KernelInfo>* table) {
     table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 3>>(
         "sgemm.12_async_256x128x16_s3", "256x128 tile, BK 16, 16x8 per thread, warps 64x64, 3 stages"));
-    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 3, 4>>(
-        "sgemm.12_async_256x128x16_s3_u4", "256x128 tile, BK 16 unrolled by 4, 16x8 per thread, warps 64x64, 3 stages"));
-    table->push_back(async_row<AsyncCfg<256, 128, 32, 4, 2, 4, 1, 3, 8>>(
-        "sgemm.12_async_256x128x32_s3_u8", "256x128 tile, BK 32 unrolled by 8, 16x8 per thread, warps 64x64, 3 stages"));
+    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 4>>(
+        "sgemm.12_async_256x128x16_s4", "256x128 tile, BK 16, 16x8 per thread, warps 64x64, 4 stages"));
     table->push_back(async_row<AsyncCfg<256, 128, 8, 4, 2, 4, 1, 3>>(
         "sgemm.12_async_256x128x8_s3", "256x128 tile, BK 8, 16x8 per thread, warps 64x64, 3 stages"));
     table->push_back(async_row<AsyncCfg<128, 128, 16, 2, 2, 8, 2, 3>>(
