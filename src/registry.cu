@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "kernels/sgemm/registry_rows.hpp"
+#include "tuning/shape_class.hpp"
+#include "tuning/tuning_table.hpp"
 
 namespace gemmkit {
 namespace {
@@ -42,7 +44,23 @@ bool serves_fast(const KernelInfo& info, const Problem& p) {
            ld_ok(p.ldb, p.b_type) && ld_ok(p.ldc, p.c_type);
 }
 
+namespace {
+
+// The tuning table's kernel for p's shape class, if it is registered, supports p and runs on sm.
+const KernelInfo* tuned_choice(const Problem& p, int sm) {
+    if (p.a_type != GEMMKIT_R_32F || p.b_type != GEMMKIT_R_32F || p.c_type != GEMMKIT_R_32F ||
+        p.compute != GEMMKIT_COMPUTE_32F)
+        return nullptr;
+    const KernelInfo* info = find_kernel(tuning::tuned_kernel_for(tuning::shape_class(p)));
+    std::string ignored;
+    if (info == nullptr || info->min_sm > sm || !info->supports(p, &ignored)) return nullptr;
+    return info;
+}
+
+}  // namespace
+
 const KernelInfo* choose_kernel(const Problem& p, int sm, std::string* why) {
+    if (const KernelInfo* tuned = tuned_choice(p, sm)) return tuned;
     const KernelInfo* best_any = nullptr;
     const KernelInfo* best_fast = nullptr;
     std::string reason;

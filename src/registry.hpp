@@ -50,9 +50,15 @@ const KernelInfo* find_kernel(const char* name);
 // True when the kernel runs `p` at full speed (op combination and alignment).
 bool serves_fast(const KernelInfo& info, const Problem& p);
 
-// `auto`: the highest-level kernel of the problem's types, runnable on `sm`,
-// preferring one that serves the problem at full speed. nullptr if none supports it;
-// then *why says what is missing.
+// `auto`, in two stages:
+//  1. Tuned: for FP32 A/B/C with GEMMKIT_COMPUTE_32F, the kernel the tuning table records for
+//     tuning::shape_class(p) (src/tuning/sgemm_table.csv, written by `gemmkit tune --write`),
+//     provided it is registered, supports p and its min_sm <= sm. It wins even when it does not
+//     serve p at full speed (the unaligned classes): it was measured fastest on such problems.
+//  2. Otherwise (other types, no row for the class, or that kernel unusable here): the
+//     highest-level kernel of the problem's types, runnable on `sm`, preferring one that serves
+//     the problem at full speed.
+// nullptr if no kernel supports p on `sm`; then *why says what is missing.
 const KernelInfo* choose_kernel(const Problem& p, int sm, std::string* why);
 
 }  // namespace gemmkit

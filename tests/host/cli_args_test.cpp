@@ -288,6 +288,18 @@ TEST(ParseOptions, ReadsEveryValuedOption) {
     EXPECT_TRUE(r.opt.quiet);
 }
 
+TEST(ParseOptions, TuneReadsWriteAndDefaultsToNoFile) {
+    const Parsed r = parse({"tune", "--write", "src/tuning/sgemm_table.csv", "--kernels", "sgemm.12_*"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "tune");
+    EXPECT_EQ(r.opt.write, "src/tuning/sgemm_table.csv");
+    EXPECT_EQ(r.opt.kernels, "sgemm.12_*");
+    const Parsed bare = parse({"tune"});
+    ASSERT_TRUE(bare.ok) << bare.err;
+    EXPECT_EQ(bare.opt.write, "");
+    EXPECT_FALSE(parse({"tune", "--write"}).ok);
+}
+
 TEST(ParseOptions, OptionsMayComeBeforeTheCommand) {
     const Parsed r = parse({"--iters", "4", "verify"});
     ASSERT_TRUE(r.ok) << r.err;

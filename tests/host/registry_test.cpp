@@ -11,6 +11,8 @@
 
 #include "registry.hpp"
 #include "test_util.hpp"
+#include "tuning/shape_class.hpp"
+#include "tuning/tuning_table.hpp"
 
 namespace {
 
@@ -217,10 +219,26 @@ TEST(ServesFast, RequiresLeadingDimensionAlignmentInBytes) {
     EXPECT_TRUE(gemmkit::serves_fast(k, p));
 }
 
+// Stage 1 of the rule in registry.hpp: the tuning table's kernel for an FP32 problem's shape
+// class, when it is registered, supports p and runs on sm; nullptr otherwise.
+const KernelInfo* tuned_kernel(const Problem& p, int sm) {
+    if (p.a_type != GEMMKIT_R_32F || p.b_type != GEMMKIT_R_32F || p.c_type != GEMMKIT_R_32F ||
+        p.compute != GEMMKIT_COMPUTE_32F)
+        return nullptr;
+    const KernelInfo* k = gemmkit::find_kernel(gemmkit::tuning::tuned_kernel_for(gemmkit::tuning::shape_class(p)));
+    std::string ignored;
+    return k != nullptr && k->min_sm <= sm && k->supports(p, &ignored) ? k : nullptr;
+}
+
 // The rule stated in registry.hpp, checked against the table for one problem and sm.
 void expect_choice_follows_the_rule(const Problem& p, int sm) {
     std::string why;
     const KernelInfo* chosen = gemmkit::choose_kernel(p, sm, &why);
+    if (const KernelInfo* tuned = tuned_kernel(p, sm)) {
+        ASSERT_NE(chosen, nullptr) << why;
+        EXPECT_EQ(chosen, tuned) << chosen->name << " chosen; the tuning table says " << tuned->name;
+        return;
+    }
     const KernelInfo* best_fast = nullptr;
     const KernelInfo* best_any = nullptr;
     for (const KernelInfo& k : registry()) {
@@ -258,8 +276,8 @@ TEST(ChooseKernel, PicksAKernelForEveryFp32OpCombination) {
         }
 }
 
-// With unaligned pointers and odd leading dimensions a fast-path kernel may drop out;
-// the choice must still be a supporting kernel, and the fastest one that is left.
+// With unaligned pointers and odd leading dimensions a fast-path kernel may drop out; the
+// choice must still be a supporting kernel: the tuning table's for FP32, else the fastest left.
 TEST(ChooseKernel, FollowsTheRuleForUnalignedFp32Problems) {
     for (gemmkit_op a : kOps)
         for (gemmkit_op b : kOps) {

@@ -184,6 +184,7 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--seed") ok = number(&o.seed, uint64_t{0});
         else if (arg == "--csv") o.csv = value;
         else if (arg == "--json") o.json = value;
+        else if (arg == "--write") o.write = value;
         else return *err = "unknown option " + arg, false;
         if (!ok) {
             if (err->rfind(arg, 0) != 0) *err = arg + ": " + *err;

@@ -42,7 +42,7 @@ struct OpPair {
 bool parse_ops(const std::string& text, std::vector<OpPair>* out, std::string* err);
 
 struct Options {
-    std::string command;              // list | verify | bench | explain | info | help
+    std::string command;              // list | verify | bench | tune | explain | info | help
     std::vector<std::string> positional;
     std::string kernels = "*";        // --kernels GLOB[,GLOB]
     std::vector<Shape> shapes;        // from --mnk or --m/--n/--k; empty: the command's default suite
@@ -52,6 +52,7 @@ struct Options {
     double max_seconds = 3.0;         // --max-seconds: stop repeating a slow kernel after this long
     uint64_t seed = 2024;             // --seed
     std::string csv, json;            // --csv F, --json F
+    std::string write;                // --write F: tune writes its table there
     bool quiet = false;               // --quiet: no progress on stderr
 };
 

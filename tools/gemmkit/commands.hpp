@@ -12,6 +12,7 @@ namespace gemmkit::cli {
 int cmd_list(const Options& o);
 int cmd_verify(const Options& o);
 int cmd_bench(const Options& o);
+int cmd_tune(const Options& o);
 int cmd_explain(const Options& o);
 int cmd_info(const Options& o);
 

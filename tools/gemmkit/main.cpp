@@ -1,4 +1,4 @@
-// gemmkit — list, verify, benchmark and explain the GEMM kernels.
+// gemmkit — list, verify, benchmark, tune and explain the GEMM kernels.
 #include <cstdio>
 #include <exception>
 
@@ -13,6 +13,8 @@ const char kUsage[] =
     "  list                 the registered kernels and what each serves at full speed\n"
     "  verify               check kernels against a double-precision reference\n"
     "  bench                verify, then time kernels against cuBLAS (default: the ladder suite)\n"
+    "  tune                 time the FP32 configurations (default: steps 11+) per shape class;\n"
+    "                       --write FILE records the winners for auto (src/tuning/sgemm_table.csv)\n"
     "  explain [KERNEL]     registers, shared memory, spills, occupancy, arithmetic intensity\n"
     "  info                 the device: SMs, clocks, memory, theoretical peaks\n"
     "\n"
@@ -21,10 +23,12 @@ const char kUsage[] =
     "  --mnk S[,S...]          shapes: N (N^3) or MxNxK\n"
     "  --m L --n L --k L       size lists: N, A:B:xF (geometric), A:B:+S; n and k follow m if absent\n"
     "  --ops all|NN,NT,TN,TT   op(A) op(B) combinations (verify default: all; bench default: NN)\n"
-    "  --warmup W --iters I    bench: untimed and timed calls per contender (default 3, 20)\n"
-    "  --max-seconds S         bench: stop repeating a slow kernel after S seconds (default 3)\n"
+    "  --warmup W --iters I    bench, tune: untimed and timed calls per contender (default 3, 20)\n"
+    "  --max-seconds S         bench: stop repeating a slow kernel after S seconds (default 3);\n"
+    "                          tune: after S seconds per candidate\n"
     "  --seed S                random inputs' seed (default 2024)\n"
     "  --csv FILE --json FILE  bench: also write the results there\n"
+    "  --write FILE            tune: write the winners as a tuning table\n"
     "  --quiet                 no progress on stderr; verify prints failures only\n";
 
 }  // namespace
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
         if (o.command == "list") return cmd_list(o);
         if (o.command == "verify") return cmd_verify(o);
         if (o.command == "bench") return cmd_bench(o);
+        if (o.command == "tune") return cmd_tune(o);
         if (o.command == "explain") return cmd_explain(o);
         if (o.command == "info") return cmd_info(o);
         if (o.command == "help" || o.command.empty()) {

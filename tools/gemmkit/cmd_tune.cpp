@@ -1,0 +1,223 @@
+// gemmkit tune: for each shape class (src/tuning/shape_class.hpp), verify every candidate on the
+// class's representative problem, time the ones that pass against each other (interleaved, L2
+// flushed before every call, cuBLAS alongside for scale), and report the fastest median. With
+// --write FILE the winners become the table `auto` compiles in (src/tuning/sgemm_table.csv).
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <numeric>
+#include <stdexcept>
+
+#include "analysis/device_info.hpp"
+#include "bench_timer.hpp"
+#include "commands.hpp"
+#include "common/check.hpp"
+#include "dispatch.hpp"
+#include "gemmkit_version.hpp"
+#include "tuning/shape_class.hpp"
+#include "verify/verify.hpp"
+
+namespace gemmkit::cli {
+namespace {
+
+// Without --kernels: every FP32 configuration of the tuned steps (11 and up).
+constexpr int kFirstTunedLevel = 11;
+
+struct ClassResult {
+    tuning::ClassShape shape;
+    std::string winner, runner_up;       // runner_up empty when only one candidate passed
+    double tflops = 0, runner_up_tflops = 0, cublas_tflops = 0;
+};
+
+double tflops_of(const tuning::ClassShape& s, double ms) {
+    return ms > 0 ? 2.0 * s.m * s.n * s.k / (ms * 1e-3) / 1e12 : 0;
+}
+
+std::string shape_text(const tuning::ClassShape& s) {
+    return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+bool is_fp32(const KernelInfo& k) { return k.dtype == GEMMKIT_R_32F && k.compute == GEMMKIT_COMPUTE_32F; }
+
+// The candidates: FP32 kernels matching --kernels (default: level >= 11) that run on sm_`sm`.
+// Matches that cannot be candidates are named on stderr.
+std::vector<const KernelInfo*> candidates(const Options& o, int sm) {
+    const bool by_default = o.kernels == "*";
+    std::vector<const KernelInfo*> out;
+    for (const KernelInfo* k : selected_kernels(o)) {
+        if (!is_fp32(*k)) {
+            if (!by_default) std::fprintf(stderr, "gemmkit tune: ignoring %s: the table is for FP32 kernels\n", k->name);
+        } else if (by_default && k->level < kFirstTunedLevel) {
+            continue;
+        } else if (k->min_sm > sm) {
+            std::fprintf(stderr, "gemmkit tune: ignoring %s: it needs sm_%d, the device is sm_%d\n", k->name,
+                         k->min_sm, sm);
+        } else {
+            out.push_back(k);
+        }
+    }
+    return out;
+}
+
+std::string today_utc() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+    return buf;
+}
+
+void print_row(const ClassResult& r) {
+    const double margin = r.runner_up_tflops > 0 ? 100.0 * (r.tflops / r.runner_up_tflops - 1.0) : 0;
+    const double pct_cublas = r.cublas_tflops > 0 ? 100.0 * r.tflops / r.cublas_tflops : 0;
+    std::printf("%-29s %-16s %-32s %8.2f %-32s %7.1f%% %8.1f%%\n", r.shape.shape_class.c_str(),
+                shape_text(r.shape).c_str(), r.winner.c_str(), r.tflops,
+                r.runner_up.empty() ? "-" : r.runner_up.c_str(), margin, pct_cublas);
+    std::fflush(stdout);
+}
+
+void write_table(const std::string& path, const std::vector<ClassResult>& rows, const analysis::DeviceInfo& d,
+                 const Options& o) {
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f << "# sgemm tuning table: the fastest FP32 kernel per shape class (src/tuning/shape_class.hpp).\n"
+         "# Written by `gemmkit tune --write src/tuning/sgemm_table.csv` on the target GPU; then rebuild\n"
+         "# (CMake regenerates the compiled-in table from this file). `auto` uses a row's kernel when it is\n"
+         "# registered, supports the problem and runs on the device; otherwise the level rule (registry.hpp).\n"
+      << "# measured: " << analysis::one_line(d) << "; " << today_utc() << "; commit " << GEMMKIT_GIT_COMMIT
+      << "\n# NN, seed " << o.seed << ", " << o.warmup << " warm-up + up to " << o.iters
+      << " timed calls per kernel, interleaved, L2 flushed; tflops from the median\n"
+      << "class,kernel,tflops,runner_up,runner_up_tflops\n";
+    f.setf(std::ios::fixed);
+    f.precision(2);
+    for (const ClassResult& r : rows)
+        f << r.shape.shape_class << ',' << r.winner << ',' << r.tflops << ',' << r.runner_up << ','
+          << r.runner_up_tflops << '\n';
+    if (!f.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+int cmd_tune(const Options& o) {
+    if (!require_device("tune")) return 1;
+    if (!o.shapes.empty() || !o.ops.empty() || !o.csv.empty() || !o.json.empty()) {
+        std::fprintf(stderr,
+                     "gemmkit tune: measures one NN problem per shape class; --mnk, --m/--n/--k, --ops, --csv and "
+                     "--json do not apply (use --write FILE)\n");
+        return 2;
+    }
+    analysis::DeviceInfo dev;
+    std::string err;
+    analysis::query_device_info(&dev, &err);
+    const std::vector<const KernelInfo*> kernels = candidates(o, dev.sm);
+    if (kernels.empty()) {
+        std::fprintf(stderr, "gemmkit tune: no FP32 kernel for sm_%d matches '%s' (gemmkit list shows the names)\n",
+                     dev.sm, o.kernels.c_str());
+        return 1;
+    }
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    ref::Cublas blas(stream);
+    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
+    const std::vector<tuning::ClassShape>& classes = tuning::class_shapes();
+
+    std::printf("gemmkit tune — %s; commit %s\n", analysis::one_line(dev).c_str(), GEMMKIT_GIT_COMMIT);
+    std::printf("%zu candidates x %zu shape classes, NN, seed %llu; each verified first, then %d warm-up + up to %d "
+                "timed calls per kernel, all candidates and cuBLAS interleaved, L2 flushed before each call\n",
+                kernels.size(), classes.size(), static_cast<unsigned long long>(o.seed), o.warmup, o.iters);
+    std::printf("candidates:");
+    for (const KernelInfo* k : kernels) std::printf(" %s", k->name);
+    std::printf("\n\n%-29s %-16s %-32s %8s %-32s %8s %9s\n", "class", "shape", "winner", "TFLOP/s", "runner-up",
+                "margin", "%cuBLAS");
+
+    std::vector<ClassResult> results;
+    int failures = 0, unserved = 0;
+    for (size_t ci = 0; ci < classes.size(); ++ci) {
+        const tuning::ClassShape& cs = classes[ci];
+        if (!o.quiet)
+            std::fprintf(stderr, "[%zu/%zu] %s %s: verifying\n", ci + 1, classes.size(), cs.shape_class.c_str(),
+                         shape_text(cs).c_str());
+        verify::Case c;
+        c.m = cs.m;
+        c.n = cs.n;
+        c.k = cs.k;
+        c.seed = o.seed;
+        verify::Checker checker(c, blas, stream);
+        const Problem& p = checker.problem();
+        if (tuning::shape_class(p) != cs.shape_class)
+            throw std::runtime_error("the representative of " + cs.shape_class + " lands in class " +
+                                     tuning::shape_class(p));
+
+        std::vector<const KernelInfo*> passing;
+        for (const KernelInfo* k : kernels) {
+            std::string why;
+            if (!k->supports(p, &why)) {
+                std::printf("  skip %s on %s: %s\n", k->name, verify::describe(c).c_str(), why.c_str());
+                continue;
+            }
+            const verify::Outcome out = checker.run(k->name);
+            if (out.pass()) {
+                passing.push_back(k);
+                continue;
+            }
+            ++failures;
+            std::string detail =
+                out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result);
+            if (out.outside_writes > 0)
+                detail += ", " + std::to_string(out.outside_writes) + " writes outside C's m x n window";
+            std::printf("  FAILED %s on %s: %s; not timed\n", k->name, verify::describe(c).c_str(), detail.c_str());
+            std::fprintf(stderr, "gemmkit tune: %s FAILED verification on %s: %s\n", k->name,
+                         verify::describe(c).c_str(), detail.c_str());
+        }
+        if (passing.empty()) {
+            ++unserved;
+            std::printf("%-29s %-16s no candidate passed verification; the class keeps no row\n",
+                        cs.shape_class.c_str(), shape_text(cs).c_str());
+            continue;
+        }
+
+        if (!o.quiet)
+            std::fprintf(stderr, "[%zu/%zu] %s %s: timing %zu kernels and cuBLAS\n", ci + 1, classes.size(),
+                         cs.shape_class.c_str(), shape_text(cs).c_str(), passing.size());
+        std::vector<std::function<bool()>> contenders;
+        for (const KernelInfo* k : passing)
+            contenders.push_back([&p, &stream, k] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; });
+        contenders.push_back([&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; });
+        // Bench's budget covers one kernel (and cuBLAS beside it); here each candidate gets one.
+        const TimingPlan plan{o.warmup, o.iters, o.max_seconds * static_cast<double>(passing.size())};
+        const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
+
+        std::vector<size_t> order(passing.size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return t[a].median_ms < t[b].median_ms; });
+        ClassResult r;
+        r.shape = cs;
+        r.winner = passing[order[0]]->name;
+        r.tflops = tflops_of(cs, t[order[0]].median_ms);
+        if (order.size() > 1) {
+            r.runner_up = passing[order[1]]->name;
+            r.runner_up_tflops = tflops_of(cs, t[order[1]].median_ms);
+        }
+        r.cublas_tflops = tflops_of(cs, t.back().median_ms);
+        print_row(r);
+        results.push_back(r);
+    }
+    CUDA_CHECK(cudaStreamDestroy(stream));
+
+    std::printf("\nmargin: how much faster the winner is than the runner-up; %%cuBLAS: the winner against cuBLAS "
+                "SGEMM timed in the same rounds\n");
+    if (!o.write.empty()) {
+        write_table(o.write, results, dev, o);
+        std::printf("wrote %zu classes to %s; rebuild to compile them into auto's choice\n", results.size(),
+                    o.write.c_str());
+    }
+    if (failures > 0) std::printf("%d kernel run(s) FAILED verification and were not timed\n", failures);
+    if (unserved > 0) std::printf("%d class(es) have no verified kernel and no row\n", unserved);
+    return failures == 0 && unserved == 0 ? 0 : 1;
+}
+
+}  // namespace gemmkit::cli
