@@ -32,6 +32,13 @@ struct Row {
     double tflops = 0, cublas_median_ms = 0, pct_cublas = 0, pct_peak = 0;
 };
 
+// Why `auto` has nothing to run (choose_kernel's message).
+std::string why_auto_failed(const Problem& p, int sm) {
+    std::string why;
+    choose_kernel(p, sm, &why);
+    return why;
+}
+
 double tflops_of(const Shape& s, double ms) { return ms > 0 ? 2.0 * s.m * s.n * s.k / (ms * 1e-3) / 1e12 : 0; }
 
 void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan) {
@@ -42,18 +49,18 @@ void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, c
     std::printf("each kernel verified first; then %d warm-up + up to %d timed calls per contender, interleaved with "
                 "cuBLAS, L2 flushed before each call; alpha = 1, beta = 0\n\n",
                 plan.warmup, plan.iters);
-    std::printf("%-30s %-3s %6s %6s %6s %9s %9s %9s %8s %8s %7s\n", "kernel", "ops", "m", "n", "k", "min ms", "med ms",
+    std::printf("%-36s %-3s %6s %6s %6s %9s %9s %9s %8s %8s %7s\n", "kernel", "ops", "m", "n", "k", "min ms", "med ms",
                 "max ms", "TFLOP/s", "%cuBLAS", "%peak");
 }
 
 void print_row(const Row& r) {
     if (r.status != "ok") {
-        std::printf("%-30s %-3s %6lld %6lld %6lld  %s\n", r.kernel.c_str(), r.ops.c_str(),
+        std::printf("%-36s %-3s %6lld %6lld %6lld  %s\n", r.kernel.c_str(), r.ops.c_str(),
                     static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
                     static_cast<long long>(r.shape.k), r.status.c_str());
         return;
     }
-    std::printf("%-30s %-3s %6lld %6lld %6lld %9.4f %9.4f %9.4f %8.2f %7.1f%% %6.1f%%\n", r.kernel.c_str(),
+    std::printf("%-36s %-3s %6lld %6lld %6lld %9.4f %9.4f %9.4f %8.2f %7.1f%% %6.1f%%\n", r.kernel.c_str(),
                 r.ops.c_str(), static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
                 static_cast<long long>(r.shape.k), r.t.min_ms, r.t.median_ms, r.t.max_ms, r.tflops, r.pct_cublas,
                 r.pct_peak);
@@ -125,7 +132,10 @@ int cmd_bench(const Options& o) {
 
     std::vector<Row> rows;
     int failures = 0;
-    const size_t total = shapes.size() * ops.size() * kernels.size();
+    // `auto` (what gemmkit_sgemm picks) is benchmarked as one more contender when the
+    // --kernels globs match the word "auto" (the default "*" does).
+    const bool with_auto = matches_any(o.kernels, "auto");
+    const size_t total = shapes.size() * ops.size() * (kernels.size() + (with_auto ? 1 : 0));
     size_t done = 0;
     for (const Shape& s : shapes) {
         for (const OpPair& op : ops) {
@@ -139,22 +149,23 @@ int cmd_bench(const Options& o) {
             verify::Checker checker(c, blas, stream);
             const Problem& p = checker.problem();
             std::vector<Timing> cublas_timings;
-            for (const KernelInfo* k : kernels) {
+            // One row: verify `api_name` through the library, then time it against cuBLAS.
+            auto measure = [&](const char* api_name, const std::string& row_name, const KernelInfo* info) {
                 ++done;
                 if (!o.quiet)
-                    std::fprintf(stderr, "[%zu/%zu] %s %s %lldx%lldx%lld\n", done, total, k->name,
+                    std::fprintf(stderr, "[%zu/%zu] %s %s %lldx%lldx%lld\n", done, total, row_name.c_str(),
                                  ops_name(op.a, op.b), static_cast<long long>(s.m), static_cast<long long>(s.n),
                                  static_cast<long long>(s.k));
-                Row r(k->name, op, s);
+                Row r(row_name, op, s);
                 std::string why;
-                if (!k->supports(p, &why)) {
-                    r.status = "skipped: " + why;
-                } else if (const verify::Outcome out = checker.run(k->name); !out.pass()) {
+                if (info == nullptr || !info->supports(p, &why)) {
+                    r.status = "skipped: " + (info == nullptr ? why_auto_failed(p, dev.sm) : why);
+                } else if (const verify::Outcome out = checker.run(api_name); !out.pass()) {
                     r.status = "FAILED: " + (out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result));
                     ++failures;
                 } else {
                     const std::vector<std::function<bool()>> contenders = {
-                        [&] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; },
+                        [&] { return gemm(p, false, false, stream, api_name) == GEMMKIT_SUCCESS; },
                         [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; },
                     };
                     const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
@@ -167,6 +178,12 @@ int cmd_bench(const Options& o) {
                 }
                 print_row(r);
                 rows.push_back(r);
+            };
+            for (const KernelInfo* k : kernels) measure(k->name, k->name, k);
+            if (with_auto) {
+                std::string why;
+                const KernelInfo* chosen = choose_kernel(p, dev.sm, &why);
+                measure("auto", std::string("auto=") + (chosen != nullptr ? chosen->name : "none"), chosen);
             }
             if (!cublas_timings.empty()) {
                 // cuBLAS ran beside every kernel: report the median of those medians.
