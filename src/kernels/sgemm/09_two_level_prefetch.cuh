@@ -9,7 +9,9 @@
 // 128 op(A) + 16 op(B) floats where a squarer warp tile needs 96. Step 10 tiles per warp.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
 // Measured (H200, no H100 was free; commit 62a081e): 4096^3 at 41.0 TFLOP/s, 80.2% of cuBLAS.
-// All sizes: docs/ladder.md.
+// All sizes: docs/ladder.md. Slower than 08 here, against the prediction: the second set of
+// fragments takes it to ~140 registers, so only one block (8 warps) fits per SM instead of two
+// (gemmkit explain shows it); step 11 gets the registers back, step 12 the speed.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"
