@@ -212,6 +212,13 @@ TEST_F(ApiGpuTest, HonoursTheCallersStream) {
         return out;
     };
 
+    // Run the product once first: with lazy module loading (CUDA's default) the first launch
+    // of a kernel loads it, which may wait for the device, here for the closed gate.
+    ASSERT_EQ(gemmkit_sgemm(work.s, h.transa, h.transb, h.m, h.n, h.k, &h.alpha, d.A.data(), h.lda, d.B.data(), h.ldb,
+                            &h.beta, d.C.data(), h.ldc),
+              GEMMKIT_SUCCESS);
+    upload(d.C, sentinel, work.s);
+
     ASSERT_CUDA(cudaLaunchHostFunc(work.s, &StreamGate::wait, &gate));
 
     const auto t0 = std::chrono::steady_clock::now();
