@@ -45,6 +45,19 @@ cudaError_t with_ops(const Problem& p, Fn&& fn) {
     return fn(Bool<true>{}, Bool<true>{});
 }
 
+// Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...), first opting in to dynamic
+// shared memory above the default 48 KiB (cudaFuncAttributeMaxDynamicSharedMemorySize).
+template <class... Params, class... Args>
+cudaError_t launch_with_smem(void (*kernel)(Params...), dim3 grid, int threads, int smem_bytes, cudaStream_t stream,
+                             Args... args) {
+    if (smem_bytes > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        if (err != cudaSuccess) return err;
+    }
+    kernel<<<grid, threads, smem_bytes, stream>>>(args...);
+    return cudaGetLastError();
+}
+
 inline unsigned ceil_div(int64_t a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
 
 }  // namespace gemmkit

@@ -28,16 +28,8 @@ std::string describe(const Case& c) {
     return buf;
 }
 
-struct Checker::Buffers {
-    DeviceBuffer<float> a, b, c;
-    std::vector<float> c_before;   // C's whole buffer before any run
-    std::vector<double> ref, scale;
-};
-
-Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
-    : case_(c), stream_(stream), buf_(std::make_unique<Buffers>()) {
-    const bool ta = c.transa == GEMMKIT_OP_T, tb = c.transb == GEMMKIT_OP_T;
-    Problem& p = problem_;
+Problem problem_of(const Case& c) {
+    Problem p;
     p.transa = c.transa;
     p.transb = c.transb;
     p.m = c.m;
@@ -48,6 +40,22 @@ Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
     p.ldc = std::max<int64_t>(1, c.m) + c.ld_pad;
     p.alpha = c.alpha;
     p.beta = c.beta;
+    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;
+    p.compute = GEMMKIT_COMPUTE_32F;
+    return p;
+}
+
+struct Checker::Buffers {
+    DeviceBuffer<float> a, b, c;
+    std::vector<float> c_before;   // C's whole buffer before any run
+    std::vector<double> ref, scale;
+};
+
+Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
+    : case_(c), stream_(stream), buf_(std::make_unique<Buffers>()) {
+    const bool ta = c.transa == GEMMKIT_OP_T, tb = c.transb == GEMMKIT_OP_T;
+    problem_ = problem_of(c);
+    Problem& p = problem_;
     // Buffers hold at least one element so every pointer is a real allocation.
     buf_->a = DeviceBuffer<float>(std::max<int64_t>(1, span(stored_rows_a(p), ta ? c.m : c.k, p.lda, c.offset)));
     buf_->b = DeviceBuffer<float>(std::max<int64_t>(1, span(stored_rows_b(p), tb ? c.k : c.n, p.ldb, c.offset)));

@@ -24,6 +24,22 @@ struct Case {
     uint64_t seed = 1;
 };
 
+// The plain case: op combination, sizes and seed; alpha = 1, beta = 0, tight leading dimensions.
+inline Case make_case(gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, uint64_t seed) {
+    Case c;
+    c.transa = transa;
+    c.transb = transb;
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    c.seed = seed;
+    return c;
+}
+
+// The FP32 Problem a Checker builds from the case, without its pointers: for asking a kernel
+// whether it supports the case before any allocation.
+Problem problem_of(const Case& c);
+
 // "NT 127x129x33 ld+3 off+1 a=0.5 b=2" — one line that says exactly what ran.
 std::string describe(const Case& c);
 

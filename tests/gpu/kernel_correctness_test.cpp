@@ -106,24 +106,6 @@ std::vector<KernelCase> all_cases() {
     return cases;
 }
 
-// The Problem run_case makes of the case (FP32, COMPUTE_32F), for asking the kernel
-// whether it supports it; no pointers yet. A TF32 kernel, say, is skipped here with its reason.
-Problem problem_of(const verify::Case& c) {
-    Problem p;
-    p.transa = c.transa;
-    p.transb = c.transb;
-    p.m = c.m;
-    p.n = c.n;
-    p.k = c.k;
-    p.lda = std::max<int64_t>(1, stored_rows_a(p)) + c.ld_pad;
-    p.ldb = std::max<int64_t>(1, stored_rows_b(p)) + c.ld_pad;
-    p.ldc = std::max<int64_t>(1, c.m) + c.ld_pad;
-    p.alpha = c.alpha;
-    p.beta = c.beta;
-    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;
-    p.compute = GEMMKIT_COMPUTE_32F;
-    return p;
-}
 
 class KernelCorrectness : public GpuTest, public ::testing::WithParamInterface<KernelCase> {};
 
@@ -133,7 +115,7 @@ TEST_P(KernelCorrectness, MatchesReference) {
     ASSERT_NE(info, nullptr) << kc.kernel << " vanished from the registry";
     if (info->min_sm > sm_) GTEST_SKIP() << kc.kernel << " needs sm_" << info->min_sm << "; device is sm_" << sm_;
     std::string why;
-    if (!info->supports(problem_of(kc.c), &why)) GTEST_SKIP() << kc.kernel << " does not support this case: " << why;
+    if (!info->supports(verify::problem_of(kc.c), &why)) GTEST_SKIP() << kc.kernel << " does not support this case: " << why;
 
     const std::string what = kc.kernel + " " + verify::describe(kc.c);  // describe() includes the seed
     const verify::Outcome out = verify::run_case(kc.kernel.c_str(), kc.c, *blas_, stream_);

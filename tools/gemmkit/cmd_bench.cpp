@@ -139,14 +139,7 @@ int cmd_bench(const Options& o) {
     size_t done = 0;
     for (const Shape& s : shapes) {
         for (const OpPair& op : ops) {
-            verify::Case c;
-            c.transa = op.a;
-            c.transb = op.b;
-            c.m = s.m;
-            c.n = s.n;
-            c.k = s.k;
-            c.seed = o.seed;
-            verify::Checker checker(c, blas, stream);
+            verify::Checker checker(verify::make_case(op.a, op.b, s.m, s.n, s.k, o.seed), blas, stream);
             const Problem& p = checker.problem();
             std::vector<Timing> cublas_timings;
             // One row: verify `api_name` through the library, then time it against cuBLAS.

@@ -140,11 +140,7 @@ int cmd_tune(const Options& o) {
         if (!o.quiet)
             std::fprintf(stderr, "[%zu/%zu] %s %s: verifying\n", ci + 1, classes.size(), cs.shape_class.c_str(),
                          shape_text(cs).c_str());
-        verify::Case c;
-        c.m = cs.m;
-        c.n = cs.n;
-        c.k = cs.k;
-        c.seed = o.seed;
+        const verify::Case c = verify::make_case(GEMMKIT_OP_N, GEMMKIT_OP_N, cs.m, cs.n, cs.k, o.seed);
         verify::Checker checker(c, blas, stream);
         const Problem& p = checker.problem();
         if (tuning::shape_class(p) != cs.shape_class)

@@ -43,16 +43,10 @@ int cmd_verify(const Options& o) {
     for (const Shape& s : shapes) {
         for (const OpPair& op : ops) {
             for (const Variant& v : kVariants) {
-                verify::Case c;
-                c.transa = op.a;
-                c.transb = op.b;
-                c.m = s.m;
-                c.n = s.n;
-                c.k = s.k;
+                verify::Case c = verify::make_case(op.a, op.b, s.m, s.n, s.k, seed++);
                 c.alpha = v.alpha;
                 c.beta = v.beta;
                 c.nan_in_c = v.nan_in_c;
-                c.seed = seed++;
                 verify::Checker checker(c, blas, stream);
                 for (const KernelInfo* k : kernels) {
                     std::string why;

@@ -163,14 +163,8 @@ template <class Cfg>
 cudaError_t launch_async_multistage(const Problem& p, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
-        const auto kernel =
-            async_multistage_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
-        if (Cfg::kSmemBytes > 48 * 1024) {
-            cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
-            if (err != cudaSuccess) return err;
-        }
-        kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+        return launch_with_smem(async_multistage_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>, grid,
+                                Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<float>(p));
     });
 }
 
