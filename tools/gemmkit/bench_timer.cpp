@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/check.hpp"
+#include "nvtx_range.hpp"
 
 namespace gemmkit::cli {
 
@@ -25,14 +26,15 @@ Timing summarize(std::vector<double> samples_ms) {
     return t;
 }
 
-std::vector<Timing> time_interleaved(const std::vector<std::function<bool()>>& contenders, const TimingPlan& plan,
+std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, const TimingPlan& plan,
                                      L2Flusher& flusher, cudaStream_t stream) {
     const size_t count = contenders.size();
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     auto call = [&](size_t which) {
-        if (!contenders[which]()) throw std::runtime_error("a timed call failed");
+        const NvtxRange range(contenders[which].name);
+        if (!contenders[which].run()) throw std::runtime_error(contenders[which].name + ": a timed call failed");
     };
     std::vector<std::vector<double>> samples(count);
     try {

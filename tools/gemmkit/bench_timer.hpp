@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -32,10 +33,16 @@ struct TimingPlan {
     double max_seconds = 3.0;   // stop early (after at least 3 rounds) once this much GPU time is spent
 };
 
+// One thing to time: its name (the NVTX range around each of its calls, so Nsight Systems
+// timelines are readable) and the call, which returns false if it failed.
+struct Contender {
+    std::string name;
+    std::function<bool()> run;
+};
+
 // Times each contender `plan.iters` times, interleaved, each call preceded by an L2 flush.
-// A contender returns false if its call failed; timing then stops and the error propagates
-// as std::runtime_error.
-std::vector<Timing> time_interleaved(const std::vector<std::function<bool()>>& contenders, const TimingPlan& plan,
+// A failed call stops timing with std::runtime_error.
+std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, const TimingPlan& plan,
                                      L2Flusher& flusher, cudaStream_t stream);
 
 // min / median / max of a list of samples (median of an even count: mean of the middle two).

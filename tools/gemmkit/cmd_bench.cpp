@@ -157,9 +157,9 @@ int cmd_bench(const Options& o) {
                     r.status = "FAILED: " + (out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result));
                     ++failures;
                 } else {
-                    const std::vector<std::function<bool()>> contenders = {
-                        [&] { return gemm(p, false, false, stream, api_name) == GEMMKIT_SUCCESS; },
-                        [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; },
+                    const std::vector<Contender> contenders = {
+                        {row_name, [&] { return gemm(p, false, false, stream, api_name) == GEMMKIT_SUCCESS; }},
+                        {"cublas", [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; }},
                     };
                     const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
                     r.t = t[0];

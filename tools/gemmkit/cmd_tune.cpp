@@ -178,10 +178,11 @@ int cmd_tune(const Options& o) {
         if (!o.quiet)
             std::fprintf(stderr, "[%zu/%zu] %s %s: timing %zu kernels and cuBLAS\n", ci + 1, classes.size(),
                          cs.shape_class.c_str(), shape_text(cs).c_str(), passing.size());
-        std::vector<std::function<bool()>> contenders;
+        std::vector<Contender> contenders;
         for (const KernelInfo* k : passing)
-            contenders.push_back([&p, &stream, k] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; });
-        contenders.push_back([&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; });
+            contenders.push_back(
+                {k->name, [&p, &stream, k] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; }});
+        contenders.push_back({"cublas", [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; }});
         // Bench's budget covers one kernel (and cuBLAS beside it); here each candidate gets one.
         const TimingPlan plan{o.warmup, o.iters, o.max_seconds * static_cast<double>(passing.size())};
         const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
