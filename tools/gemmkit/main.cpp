@@ -17,6 +17,8 @@ const char kUsage[] =
     "                       --write FILE records the winners for auto (src/tuning/sgemm_table.csv)\n"
     "  explain [KERNEL]     registers, shared memory, spills, occupancy, arithmetic intensity\n"
     "  info                 the device: SMs, clocks, memory, theoretical peaks\n"
+    "  profile TARGET       Nsight Compute on one launch of a kernel (or rowmean.v1..v5), summarized;\n"
+    "                       --mnk / --lmn pick the size, --write FILE keeps ncu's full report\n"
     "\n"
     "options:\n"
     "  --kernels GLOB[,GLOB]   kernels by name pattern, e.g. 'sgemm.*' (default: all)\n"
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
         if (o.command == "tune") return cmd_tune(o);
         if (o.command == "explain") return cmd_explain(o);
         if (o.command == "info") return cmd_info(o);
+        if (o.command == "profile") return cmd_profile(o);
         if (o.command == "help" || o.command.empty()) {
             std::fputs(kUsage, o.command.empty() ? stderr : stdout);
             return o.command.empty() ? 2 : 0;
