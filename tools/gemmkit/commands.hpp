@@ -15,6 +15,8 @@ int cmd_bench(const Options& o);
 int cmd_tune(const Options& o);
 int cmd_explain(const Options& o);
 int cmd_info(const Options& o);
+int cmd_bandwidth(const Options& o);
+int cmd_rowmean_matvec(const Options& o);
 int cmd_profile(const Options& o);
 
 // The sentence every GPU command ends with when there is no device: "no CUDA device: <why>; gemmkit

@@ -17,6 +17,8 @@ const char kUsage[] =
     "                       --write FILE records the winners for auto (src/tuning/sgemm_table.csv)\n"
     "  explain [KERNEL]     registers, shared memory, spills, occupancy, arithmetic intensity\n"
     "  info                 the device: SMs, clocks, memory, theoretical peaks\n"
+    "  bandwidth            SAXPY and copies, 1 MiB to 4 GiB (--mib LIST): GB/s, % of theoretical DRAM\n"
+    "  rowmean-matvec       case study: batched row means + mat-vec, cpu and v1..v5 (--lmn LxMxN, --versions)\n"
     "  profile TARGET       Nsight Compute on one launch of a kernel (or rowmean.v1..v5), summarized;\n"
     "                       --mnk / --lmn pick the size, --write FILE keeps ncu's full report\n"
     "\n"
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
         if (o.command == "tune") return cmd_tune(o);
         if (o.command == "explain") return cmd_explain(o);
         if (o.command == "info") return cmd_info(o);
+        if (o.command == "bandwidth") return cmd_bandwidth(o);
+        if (o.command == "rowmean-matvec") return cmd_rowmean_matvec(o);
         if (o.command == "profile") return cmd_profile(o);
         if (o.command == "help" || o.command.empty()) {
             std::fputs(kUsage, o.command.empty() ? stderr : stdout);
