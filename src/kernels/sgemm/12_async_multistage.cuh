@@ -31,38 +31,24 @@ struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
 
 // One operand's share of a slab copy, per thread, into s[p * kStride + mn] (k-major).
 // kMnContiguous: groups of 4 along mn, one 16-byte copy each (with kVec and inside).
-// Otherwise: single elements, 4-byte copies; a warp covers 8 consecutive k (one 32-byte
-// sector per column, coalesced) of 4 columns, so its transposed stores, rows kStride = 4
-// (mod 32) floats apart, land on 4k + mn: 32 distinct banks. (With 16 k per warp, k and
-// k + 8 would share a bank.) Warps take the k-groups of a BK > 8 slab in turn.
+// Otherwise: single elements, consecutive threads along k (coalesced), 4-byte copies.
 // Addresses are computed once; advance() moves to the next slab.
 template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec>
 struct AsyncSlabCopy {
-    static constexpr int kWarps = kThreads / 32;
-    static constexpr int KG = BK < 8 ? BK : 8;        // k per warp row (k-contiguous operand)
-    static constexpr int KH = BK / KG;                // k-groups in a slab
-    static constexpr int kPerLine = kMnContiguous ? BMN / 4 : KG;  // copy units along a warp's line
+    static constexpr int kPerLine = kMnContiguous ? BMN / 4 : BK;  // copy units along a line
     static constexpr int kCopies = BK * BMN / (kMnContiguous ? 4 : 1) / kThreads;
-    // Lines (mn for the k-contiguous operand) between a thread's copies.
-    static constexpr int kLineStep = kMnContiguous ? kThreads / kPerLine : 32 / KG * (kWarps / KH);
+    static constexpr int kLineStep = kThreads / kPerLine;           // lines between a thread's copies
     static_assert(kThreads % kPerLine == 0 && BK * BMN % (kThreads * (kMnContiguous ? 4 : 1)) == 0,
                   "copies split evenly, each thread keeping one offset along the line");
-    static_assert(kMnContiguous || kWarps % KH == 0, "warps split evenly over the slab's k-groups");
 
     const float* origin;   // a valid address for zero-fill copies (nothing is read from it)
     const float* base;     // this thread's first copy at the current slab
     int64_t copy_stride;   // elements between this thread's copies
-    int c0, o0;            // offset along the contiguous line (elements), first line
+    int c0, o0;            // offset along the contiguous line (units of elements), first line
 
     __device__ __forceinline__ AsyncSlabCopy(const float* x, int64_t ld) : origin(x) {
-        if (kMnContiguous) {
-            c0 = threadIdx.x % kPerLine * 4;
-            o0 = threadIdx.x / kPerLine;
-        } else {
-            const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-            c0 = warp % KH * KG + lane % KG;                  // k
-            o0 = lane / KG + 32 / KG * (warp / KH);           // mn
-        }
+        c0 = threadIdx.x % kPerLine * (kMnContiguous ? 4 : 1);
+        o0 = threadIdx.x / kPerLine;
         base = x + c0 + o0 * ld;
         copy_stride = kLineStep * ld;
     }
