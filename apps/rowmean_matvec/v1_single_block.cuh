@@ -3,7 +3,7 @@
 // What it does: for b = 0, 1, ..., N-1 in turn, thread k sums row k of X_b along j and stores
 // the mean in shared memory; then, for each of the L output elements, thread k forms
 // W(i, k) * mean_k and the block adds the L products with a shared-memory tree.
-// Bottlenecks, predicted from the access pattern (measured figures to come):
+// Bottlenecks, predicted from the access pattern (measured figures below):
 //  - One block: 1 SM of the 132 on an H100 SXM does all the work while 131 idle. X (1 GiB at
 //    512x512x1024) streams through one SM's load path, a few tens of GB/s at best: tens of ms.
 //  - Uncoalesced averaging: at each step j the 32 lanes of a warp read 32 floats M*4 = 2 KiB
@@ -13,7 +13,8 @@
 //  - The mat-vec: one tree per output element, ceil(log2 512) + 2 = 11 barriers each, so
 //    5632 __syncthreads per batch and 5.8 M in all, with most threads idle after step one.
 // Preconditions: L <= 1024 (a thread per row); 2*L floats of dynamic shared memory.
-// Measured: (H100 figures to be added).
+// Measured (H200, commit a4e98fc): 512x512x1024 in 623.6 ms (1.7 GB/s, 0.07x the 16-thread CPU);
+// 1024^3 in 2000 ms. ncu (gemmkit profile rowmean.v1): one block on one of 132 SMs, 0.04% of DRAM.
 #pragma once
 
 #include <string>

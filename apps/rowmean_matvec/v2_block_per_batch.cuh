@@ -10,7 +10,8 @@
 // shared memory, so lines are evicted before their 8 floats per sector are used and each
 // sector may be fetched again from L2/DRAM; plus v1's 5632 barriers per batch.
 // Preconditions: as v1 (L <= 1024, 2*L floats of shared memory per block).
-// Measured: (H100 figures to be added).
+// Measured (H200, commit a4e98fc): 512x512x1024 in 2.81 ms, 222x v1, 383 GB/s (8% of DRAM);
+// 1024^3 in 12.2 ms (353 GB/s). Every SM busy now; the row-per-thread reads still waste sectors.
 #pragma once
 
 #include "rowmean_matvec/v1_single_block.cuh"

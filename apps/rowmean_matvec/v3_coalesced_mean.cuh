@@ -10,7 +10,8 @@
 // What remains: the mat-vec trees, 512 x 11 = 5632 barriers per batch (L = 512) for only
 // 512 x 512 x 4 B = 1 MiB of X per batch, with most threads idle inside each tree.
 // Preconditions: L + blockDim floats of shared memory within 48 KiB (L <= 11264).
-// Measured: (H100 figures to be added).
+// Measured (H200, commit a4e98fc): 512x512x1024 in 1.93 ms, 1.46x v2, 559 GB/s (11.6% of DRAM).
+// ncu (gemmkit profile rowmean.v3): SM throughput 74%, DRAM 11.7%: compute-bound in the mat-vec tree.
 #pragma once
 
 #include <algorithm>

@@ -10,7 +10,8 @@
 // at the H100 SXM's 3.35 TB/s), but W is re-read by every block: 1 MiB x 1024 batches = 1 GiB
 // from L2 (4 GiB at 1024^3), as much as X, and L2 bandwidth is only a few times DRAM's.
 // Preconditions: L floats of shared memory within 48 KiB (L <= 12288).
-// Measured: (H100 figures to be added).
+// Measured (H200, commit a4e98fc): 512x512x1024 in 0.338 ms, 5.7x v3, 3184 GB/s (66% of DRAM);
+// 1024^3 in 1.27 ms (3383 GB/s, 70%).
 #pragma once
 
 #include "rowmean_matvec/v3_coalesced_mean.cuh"

@@ -12,7 +12,8 @@
 // at best 1 GiB at the DRAM bandwidth, ~0.32 ms on an H100 SXM (the averages add 2 x 2 MiB of
 // traffic, 0.4%). At 1024^3: 4 GiB of X, ~1.3 ms, against ~70 us of GEMM.
 // Preconditions: L*N floats of workspace for the averages; gemmkit_sgemm's (none here).
-// Measured: (H100 figures to be added).
+// Measured (H200, commit a4e98fc): 512x512x1024 in 0.283 ms, 1.20x v4, 3809 GB/s (79% of DRAM);
+// 1024^3 in 1.02 ms, 4238 GB/s (88% of DRAM), 126x the CPU.
 //
 // The GEMM in gemmkit's column-major terms: W is row-major, and a row-major L x L matrix read
 // column-major (ld = L) is its transpose, W^T; so op(A) = T with A = W gives W. avg is already
