@@ -27,12 +27,15 @@ const char kUsage[] =
     "  --mnk S[,S...]          shapes: N (N^3) or MxNxK\n"
     "  --m L --n L --k L       size lists: N, A:B:xF (geometric), A:B:+S; n and k follow m if absent\n"
     "  --ops all|NN,NT,TN,TT   op(A) op(B) combinations (verify default: all; bench default: NN)\n"
-    "  --warmup W --iters I    bench, tune: untimed and timed calls per contender (default 3, 20)\n"
+    "  --warmup W --iters I    untimed and timed calls per contender (default 3, 20)\n"
     "  --max-seconds S         bench: stop repeating a slow kernel after S seconds (default 3);\n"
     "                          tune: after S seconds per candidate\n"
     "  --seed S                random inputs' seed (default 2024)\n"
-    "  --csv FILE --json FILE  bench: also write the results there\n"
-    "  --write FILE            tune: write the winners as a tuning table\n"
+    "  --csv FILE --json FILE  bench (csv also bandwidth, rowmean-matvec): also write the results there\n"
+    "  --write FILE            tune: write the winners as a tuning table; profile: keep ncu's report\n"
+    "  --mib LIST              bandwidth: buffer sizes in MiB (size-list grammar, e.g. 1:4096:x2)\n"
+    "  --lmn S[,S]             rowmean-matvec, profile rowmean.*: sizes LxMxN (default 512x512x1024,1024^3)\n"
+    "  --versions GLOB[,GLOB]  rowmean-matvec: which of cpu, v1..v5 (default: all)\n"
     "  --quiet                 no progress on stderr; verify prints failures only\n";
 
 }  // namespace
