@@ -1,6 +1,16 @@
 #include "problem.hpp"
 
+#include <cstdint>
+
 namespace gemmkit {
+
+bool operands_aligned(const Problem& p, int bytes) {
+    const auto ptr_ok = [&](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; };
+    const auto ld_ok = [&](int64_t ld, gemmkit_dtype t) { return ld * static_cast<int64_t>(dtype_size(t)) % bytes == 0; };
+    return ptr_ok(p.A) && ptr_ok(p.B) && ptr_ok(p.C) && ld_ok(p.lda, p.a_type) && ld_ok(p.ldb, p.b_type) &&
+           ld_ok(p.ldc, p.c_type);
+}
+
 
 size_t dtype_size(gemmkit_dtype t) {
     switch (t) {

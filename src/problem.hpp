@@ -36,6 +36,9 @@ inline const char* ops_name(gemmkit_op a, gemmkit_op b) {
 // A and B are read only when there is a product to form.
 inline bool reads_ab(const Problem& p) { return p.m > 0 && p.n > 0 && p.k > 0 && p.alpha != 0.0; }
 
+// A, B and C start on `bytes` boundaries and each column (lda, ldb, ldc) keeps them there.
+bool operands_aligned(const Problem& p, int bytes);
+
 size_t dtype_size(gemmkit_dtype t);      // bytes per element; 0 for an invalid value
 const char* dtype_name(gemmkit_dtype t);  // "f32", "f64", "f16", "bf16", or "invalid"
 

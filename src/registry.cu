@@ -32,16 +32,9 @@ const KernelInfo* find_kernel(const char* name) {
     return nullptr;
 }
 
-namespace {
-bool aligned(const void* ptr, int bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
-}  // namespace
-
 bool serves_fast(const KernelInfo& info, const Problem& p) {
     if ((info.fast_ops & op_bit(p.transa, p.transb)) == 0) return false;
-    const int al = info.fast_alignment;
-    const auto ld_ok = [&](int64_t ld, gemmkit_dtype t) { return ld * static_cast<int64_t>(dtype_size(t)) % al == 0; };
-    return aligned(p.A, al) && aligned(p.B, al) && aligned(p.C, al) && ld_ok(p.lda, p.a_type) &&
-           ld_ok(p.ldb, p.b_type) && ld_ok(p.ldc, p.c_type);
+    return operands_aligned(p, info.fast_alignment);
 }
 
 namespace {

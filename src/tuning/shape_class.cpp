@@ -16,12 +16,6 @@ static_assert(std::size(kClassSides) == std::size(kTileEdges) + 1, "one side per
 
 constexpr int64_t kClassDepths[] = {kDeepK, 4 * kDeepK};  // one per depth bucket
 
-bool is_aligned(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % kClassAlignmentBytes == 0; }
-
-bool ld_aligned(int64_t ld, gemmkit_dtype t) {
-    return ld * static_cast<int64_t>(dtype_size(t)) % kClassAlignmentBytes == 0;
-}
-
 std::string size_bucket(int64_t tiles) {
     for (int64_t edge : kTileEdges)
         if (tiles <= edge) return "tiles<=" + std::to_string(edge);
@@ -59,8 +53,7 @@ int64_t output_tiles(int64_t m, int64_t n) {
 }
 
 bool aligned_for_class(const Problem& p) {
-    return is_aligned(p.A) && is_aligned(p.B) && is_aligned(p.C) && ld_aligned(p.lda, p.a_type) &&
-           ld_aligned(p.ldb, p.b_type) && ld_aligned(p.ldc, p.c_type);
+    return operands_aligned(p, kClassAlignmentBytes);
 }
 
 std::string shape_class(const Problem& p) { return class_key(output_tiles(p.m, p.n), p.k, aligned_for_class(p)); }

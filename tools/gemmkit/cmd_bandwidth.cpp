@@ -158,16 +158,15 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const anal
 }  // namespace
 
 int cmd_bandwidth(const Options& o) {
-    if (!require_device("bandwidth")) return 1;
     analysis::DeviceInfo dev;
-    std::string err;
-    analysis::query_device_info(&dev, &err);
+    if (!require_device("bandwidth", &dev)) return 1;
     const double peak_gbps = bandwidth::theoretical_gb_per_s(dev);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const auto free_i = static_cast<int64_t>(free_bytes);
     std::vector<int64_t> mib = o.mib.empty() ? bandwidth::default_sizes_mib(free_i, dev.l2_bytes) : o.mib;
     if (mib.empty()) mib = {1};  // not even 1 MiB fits: check_sizes_mib says how much memory is free
+    std::string err;
     if (!bandwidth::check_sizes_mib(mib, free_i, dev.l2_bytes, &err)) {
         std::fprintf(stderr, "gemmkit bandwidth: %s\n", err.c_str());
         return 1;

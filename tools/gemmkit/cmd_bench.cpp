@@ -109,10 +109,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ana
 }  // namespace
 
 int cmd_bench(const Options& o) {
-    if (!require_device("bench")) return 1;
     analysis::DeviceInfo dev;
-    std::string err;
-    analysis::query_device_info(&dev, &err);
+    if (!require_device("bench", &dev)) return 1;
     const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
     const auto kernels = selected_kernels(o);
     // `auto` (what gemmkit_sgemm picks) is benchmarked as one more contender when the

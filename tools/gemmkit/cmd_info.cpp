@@ -6,10 +6,8 @@
 namespace gemmkit::cli {
 
 int cmd_info(const Options&) {
-    if (!require_device("info")) return 1;
     analysis::DeviceInfo d;
-    std::string err;
-    analysis::query_device_info(&d, &err);
+    if (!require_device("info", &d)) return 1;
     const analysis::Peaks p = analysis::theoretical_peaks(d);
     auto tflops = [](double flops) { return flops / 1e12; };
     std::printf("device            %s (device %d)\n", d.name.c_str(), d.ordinal);

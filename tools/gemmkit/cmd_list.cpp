@@ -6,10 +6,13 @@
 
 namespace gemmkit::cli {
 
-bool require_device(const char* command) {
+bool require_device(const char* command, analysis::DeviceInfo* info) {
     analysis::DeviceInfo d;
     std::string err;
-    if (analysis::query_device_info(&d, &err)) return true;
+    if (analysis::query_device_info(&d, &err)) {
+        if (info != nullptr) *info = d;
+        return true;
+    }
     std::fprintf(stderr, "%s; gemmkit %s needs an NVIDIA GPU, sm_80 or newer.\n", err.c_str(), command);
     return false;
 }

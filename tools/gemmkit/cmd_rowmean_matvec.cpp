@@ -309,9 +309,8 @@ int cmd_rowmean_matvec(const Options& o) {
         std::fprintf(stderr, "gemmkit %s: %s\n", kCommand, err.c_str());
         return 2;
     }
-    if (!require_device(kCommand)) return 1;
     analysis::DeviceInfo dev;
-    analysis::query_device_info(&dev, &err);
+    if (!require_device(kCommand, &dev)) return 1;
     const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
     const TimingPlan plan{o.warmup, o.iters, o.max_seconds};
 

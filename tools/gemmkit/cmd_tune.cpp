@@ -101,16 +101,14 @@ void write_table(const std::string& path, const std::vector<ClassResult>& rows, 
 }  // namespace
 
 int cmd_tune(const Options& o) {
-    if (!require_device("tune")) return 1;
+    analysis::DeviceInfo dev;
+    if (!require_device("tune", &dev)) return 1;
     if (!o.shapes.empty() || !o.ops.empty() || !o.csv.empty() || !o.json.empty()) {
         std::fprintf(stderr,
                      "gemmkit tune: measures one NN problem per shape class; --mnk, --m/--n/--k, --ops, --csv and "
                      "--json do not apply (use --write FILE)\n");
         return 2;
     }
-    analysis::DeviceInfo dev;
-    std::string err;
-    analysis::query_device_info(&dev, &err);
     const std::vector<const KernelInfo*> kernels = candidates(o, dev.sm);
     if (kernels.empty()) {
         std::fprintf(stderr, "gemmkit tune: no FP32 kernel for sm_%d matches '%s' (gemmkit list shows the names)\n",

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/device_info.hpp"
 #include "cli_args.hpp"
 #include "registry.hpp"
 
@@ -21,7 +22,7 @@ int cmd_profile(const Options& o);
 
 // The sentence every GPU command ends with when there is no device: "no CUDA device: <why>; gemmkit
 // <command> needs an NVIDIA GPU, sm_80 or newer". Returns false (and prints it) when none.
-bool require_device(const char* command);
+bool require_device(const char* command, analysis::DeviceInfo* info = nullptr);
 
 // Registry entries whose names match the --kernels globs, in registry order.
 std::vector<const KernelInfo*> selected_kernels(const Options& o);
