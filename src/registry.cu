@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/sgemm/registry_rows.hpp"
+#include "kernels/tensor/registry_rows.hpp"
 #include "tuning/shape_class.hpp"
 #include "tuning/tuning_table.hpp"
 
@@ -15,6 +16,8 @@ std::vector<KernelInfo> build_registry() {
     sgemm::add_ladder_kernels(&table);
     sgemm::add_tuned_kernels(&table);
     sgemm::add_async_kernels(&table);
+    tensor::add_wmma_kernels(&table);
+    tensor::add_mma_kernels(&table);
     return table;
 }
 

@@ -41,6 +41,10 @@ struct KernelInfo {
     int dynamic_smem_bytes = 0;  // requested at launch, beyond its static __shared__ arrays
 };
 
+// KernelInfo::entry for a __global__ function: entry_of<&my_kernel<...>>.
+template <auto kKernel>
+const void* entry_of() { return reinterpret_cast<const void*>(kKernel); }
+
 // All kernels, in family then ladder order.
 const std::vector<KernelInfo>& registry();
 

@@ -11,24 +11,31 @@
 
 namespace gemmkit {
 
-// One launch's arguments. Sizes fit int: chunking.hpp splits larger problems.
-template <class T>
+// The type alpha and beta have for an output type: double for FP64, float otherwise
+// (FP16/BF16 results are scaled in FP32, as cuBLAS does with CUBLAS_COMPUTE_32F).
+template <class TC>
+using ScalarOf = std::conditional_t<std::is_same_v<TC, double>, double, float>;
+
+// One launch's arguments: A and B of type T, C of type TC. Sizes fit int: chunking.hpp
+// splits larger problems.
+template <class T, class TC = T>
 struct GemmArgs {
     int m, n, k;
     const T* A;
     int64_t lda;
     const T* B;
     int64_t ldb;
-    T* C;
+    TC* C;
     int64_t ldc;
-    T alpha, beta;
+    ScalarOf<TC> alpha, beta;
 };
 
-template <class T>
-GemmArgs<T> make_args(const Problem& p) {
-    return GemmArgs<T>{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
-                       static_cast<const T*>(p.A), p.lda, static_cast<const T*>(p.B), p.ldb,
-                       static_cast<T*>(p.C), p.ldc, static_cast<T>(p.alpha), static_cast<T>(p.beta)};
+template <class T, class TC = T>
+GemmArgs<T, TC> make_args(const Problem& p) {
+    using S = ScalarOf<TC>;
+    return GemmArgs<T, TC>{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
+                           static_cast<const T*>(p.A), p.lda, static_cast<const T*>(p.B), p.ldb,
+                           static_cast<TC*>(p.C), p.ldc, static_cast<S>(p.alpha), static_cast<S>(p.beta)};
 }
 
 template <bool V>

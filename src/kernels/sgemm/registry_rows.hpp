@@ -22,9 +22,6 @@ inline bool supports_f32_simt(const Problem& p, std::string* why) {
     return true;
 }
 
-template <auto kKernel>
-const void* entry_of() { return reinterpret_cast<const void*>(kKernel); }
-
 template <class Cfg>
 constexpr TileShape tile_of() { return {Cfg::BM, Cfg::BN, Cfg::BK, Cfg::kThreads}; }
 

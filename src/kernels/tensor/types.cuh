@@ -1,0 +1,60 @@
+// Element types of the tensor-core families: FP16/BF16 operands with FP32 accumulation,
+// and the run-time -> compile-time mapping of a problem's types (as with_ops does for ops).
+#pragma once
+
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/launch_common.cuh"
+
+namespace gemmkit::tensor {
+
+using half = __half;
+using bf16 = __nv_bfloat16;
+
+template <class T>
+struct TypeTag {
+    using type = T;
+};
+
+// Conversions through FP32, the accumulation type of every kernel here.
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(bf16 x) { return __bfloat162float(x); }
+
+template <class T>
+__device__ __forceinline__ T from_float(float x) {
+    if constexpr (std::is_same_v<T, half>)
+        return __float2half_rn(x);
+    else if constexpr (std::is_same_v<T, bf16>)
+        return __float2bfloat16_rn(x);
+    else
+        return x;
+}
+
+// C(i, j) = alpha * acc + beta * C(i, j), in FP32, rounded once to TC. With beta == 0, C is
+// not read (cuBLAS semantics: NaN there must not propagate). The caller checks i < m, j < n.
+template <class TC>
+__device__ __forceinline__ void store_scaled(TC* C, int64_t ldc, int i, int j, float acc, float alpha,
+                                             float beta) {
+    TC* c = C + i + j * ldc;
+    const float old = beta == 0.0f ? 0.0f : beta * to_float(*c);
+    *c = from_float<TC>(alpha * acc + old);
+}
+
+// Calls fn(TypeTag<T>{}, TypeTag<TC>{}) for a problem whose A and B are FP16 or BF16 and
+// whose C is FP32 or the operands' type (the combinations cublasGemmEx accepts with
+// CUBLAS_COMPUTE_32F). The registry's supports() has already rejected anything else.
+template <class Fn>
+cudaError_t with_half_types(const Problem& p, Fn&& fn) {
+    const bool c_f32 = p.c_type == GEMMKIT_R_32F;
+    if (p.a_type == GEMMKIT_R_16F)
+        return c_f32 ? fn(TypeTag<half>{}, TypeTag<float>{}) : fn(TypeTag<half>{}, TypeTag<half>{});
+    if (p.a_type == GEMMKIT_R_16BF)
+        return c_f32 ? fn(TypeTag<bf16>{}, TypeTag<float>{}) : fn(TypeTag<bf16>{}, TypeTag<bf16>{});
+    return cudaErrorInvalidValue;
+}
+
+}  // namespace gemmkit::tensor
