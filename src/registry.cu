@@ -1,7 +1,9 @@
 // The kernel table, assembled from each family's rows (src/kernels/<family>/*.cu).
 #include "registry.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "kernels/sgemm/registry_rows.hpp"
 #include "kernels/tensor/registry_rows.hpp"
@@ -11,13 +13,31 @@
 namespace gemmkit {
 namespace {
 
+// "f16" of "f16.03_mma_ldmatrix".
+std::string family_of(const KernelInfo& info) {
+    const char* dot = std::strchr(info.name, '.');
+    return dot == nullptr ? std::string(info.name) : std::string(info.name, dot);
+}
+
 std::vector<KernelInfo> build_registry() {
     std::vector<KernelInfo> table;
     sgemm::add_ladder_kernels(&table);
     sgemm::add_tuned_kernels(&table);
     sgemm::add_async_kernels(&table);
-    tensor::add_wmma_kernels(&table);
-    tensor::add_mma_kernels(&table);
+    tensor::add_wmma_kernels(&table);  // each step adds its f16 and bf16 rows together...
+    tensor::add_mma_ldmatrix_kernels(&table);
+    tensor::add_pipeline_kernels(&table);
+    tensor::add_tf32_kernels(&table);
+    // ...so group rows by family, keeping each family's ladder order (families in order of
+    // first appearance): `list` and the bench then show one family at a time.
+    std::vector<std::string> families;
+    for (const KernelInfo& info : table)
+        if (std::find(families.begin(), families.end(), family_of(info)) == families.end())
+            families.push_back(family_of(info));
+    std::stable_sort(table.begin(), table.end(), [&](const KernelInfo& a, const KernelInfo& b) {
+        return std::find(families.begin(), families.end(), family_of(a)) <
+               std::find(families.begin(), families.end(), family_of(b));
+    });
     return table;
 }
 

@@ -18,6 +18,15 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool val
                  "r"(valid ? 16 : 0));
 }
 
+// Copies the first src_bytes (0..16) of a 16-byte chunk and zero-fills the rest: a chunk that
+// straddles the matrix edge reads only its inside part. dst is a shared address (smem_addr).
+__device__ __forceinline__ void cp_async_16_partial_at(uint32_t dst, const void* src, int src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_16_partial(void* dst, const void* src, int src_bytes) {
+    cp_async_16_partial_at(smem_addr(dst), src, src_bytes);
+}
+
 // Copies 4 bytes, or writes a zero when !valid. Lets a copy land anywhere in shared
 // memory, e.g. transposed. (.ca: the 4-byte form has no L2-only variant.)
 __device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool valid) {

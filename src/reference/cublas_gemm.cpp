@@ -20,17 +20,54 @@ Cublas::~Cublas() {
 namespace {
 cublasOperation_t to_cublas(gemmkit_op op) { return op == GEMMKIT_OP_T ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
+cudaDataType to_cuda(gemmkit_dtype t) {
+    switch (t) {
+        case GEMMKIT_R_32F: return CUDA_R_32F;
+        case GEMMKIT_R_64F: return CUDA_R_64F;
+        case GEMMKIT_R_16F: return CUDA_R_16F;
+        case GEMMKIT_R_16BF: return CUDA_R_16BF;
+    }
+    return CUDA_R_32F;  // unreachable for valid values; has_cublas_baseline rejects the rest
+}
+
+bool all_of_type(const Problem& p, gemmkit_dtype t) { return p.a_type == t && p.b_type == t && p.c_type == t; }
+
+// FP16/BF16 A and B of one type, C of FP32 or that type, FP32 accumulation.
+bool is_half_problem(const Problem& p) {
+    const bool half = p.a_type == GEMMKIT_R_16F || p.a_type == GEMMKIT_R_16BF;
+    return half && p.b_type == p.a_type && (p.c_type == GEMMKIT_R_32F || p.c_type == p.a_type) &&
+           p.compute == GEMMKIT_COMPUTE_32F;
+}
+
 // Elements a column-major matrix with `rows` x `cols` and leading dimension ld spans.
 int64_t footprint(int64_t rows, int64_t cols, int64_t ld) { return rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows; }
 }  // namespace
 
+bool has_cublas_baseline(const Problem& p) {
+    if (all_of_type(p, GEMMKIT_R_32F))
+        return p.compute == GEMMKIT_COMPUTE_32F || p.compute == GEMMKIT_COMPUTE_32F_FAST_TF32;
+    if (all_of_type(p, GEMMKIT_R_64F)) return p.compute == GEMMKIT_COMPUTE_64F;
+    return is_half_problem(p);
+}
+
 cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p) {
-    const bool f32 = p.a_type == GEMMKIT_R_32F && p.b_type == GEMMKIT_R_32F && p.c_type == GEMMKIT_R_32F;
-    if (!f32 || p.compute != GEMMKIT_COMPUTE_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (!has_cublas_baseline(p)) return CUBLAS_STATUS_NOT_SUPPORTED;
+    const cublasOperation_t ta = to_cublas(p.transa), tb = to_cublas(p.transb);
+    if (p.compute == GEMMKIT_COMPUTE_64F) {
+        const double alpha = p.alpha, beta = p.beta;
+        return cublasDgemm_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, static_cast<const double*>(p.A), p.lda,
+                              static_cast<const double*>(p.B), p.ldb, &beta, static_cast<double*>(p.C), p.ldc);
+    }
     const float alpha = static_cast<float>(p.alpha), beta = static_cast<float>(p.beta);
-    return cublasSgemm_64(blas.get(), to_cublas(p.transa), to_cublas(p.transb), p.m, p.n, p.k, &alpha,
-                          static_cast<const float*>(p.A), p.lda, static_cast<const float*>(p.B), p.ldb, &beta,
-                          static_cast<float*>(p.C), p.ldc);
+    if (p.a_type == GEMMKIT_R_32F && p.compute == GEMMKIT_COMPUTE_32F)
+        return cublasSgemm_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, static_cast<const float*>(p.A), p.lda,
+                              static_cast<const float*>(p.B), p.ldb, &beta, static_cast<float*>(p.C), p.ldc);
+    // TF32 on FP32 data, or FP16/BF16 operands: FP32 accumulation on tensor cores.
+    const cublasComputeType_t compute =
+        p.compute == GEMMKIT_COMPUTE_32F_FAST_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    return cublasGemmEx_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, p.A, to_cuda(p.a_type), p.lda, p.B,
+                           to_cuda(p.b_type), p.ldb, &beta, p.C, to_cuda(p.c_type), p.ldc, compute,
+                           CUBLAS_GEMM_DEFAULT);
 }
 
 void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, double* d_scale) {
@@ -41,17 +78,19 @@ void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, d
     const int64_t na = footprint(rows_a, cols_a, p.lda), nb = footprint(rows_b, cols_b, p.ldb);
     const int64_t nc = footprint(p.m, p.n, p.ldc);
     DeviceBuffer<double> a(na), b(nb), c(nc);
+    // Tensor cores read A and B rounded to TF32 under FAST_TF32; C is read as it is.
+    const bool tf32 = p.compute == GEMMKIT_COMPUTE_32F_FAST_TF32;
 
     // One pass for the values, one for their magnitudes (the error scale).
     for (bool magnitude : {false, true}) {
-        const auto widen_fn = magnitude ? verify::widen_abs : verify::widen;
-        widen_fn(static_cast<const float*>(p.A), a.data(), na, stream);
-        widen_fn(static_cast<const float*>(p.B), b.data(), nb, stream);
+        const verify::Widening ab_how{tf32, magnitude}, c_how{false, magnitude};
+        verify::widen(p.A, p.a_type, a.data(), na, ab_how, stream);
+        verify::widen(p.B, p.b_type, b.data(), nb, ab_how, stream);
         double* out = magnitude ? d_scale : d_ref;
         const double alpha = magnitude ? std::fabs(p.alpha) : p.alpha;
         const double beta = magnitude ? std::fabs(p.beta) : p.beta;
         if (beta != 0) {
-            widen_fn(static_cast<const float*>(p.C), c.data(), nc, stream);
+            verify::widen(p.C, p.c_type, c.data(), nc, c_how, stream);
             CUDA_CHECK(cudaMemcpy2DAsync(out, p.m * sizeof(double), c.data(), p.ldc * sizeof(double),
                                          p.m * sizeof(double), p.n, cudaMemcpyDeviceToDevice, stream));
         }

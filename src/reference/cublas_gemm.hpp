@@ -22,13 +22,21 @@ private:
     cublasHandle_t handle_ = nullptr;
 };
 
-// The baseline: the same problem through cuBLAS (FP32: cublasSgemm with default math,
-// no TF32). Returns CUBLAS_STATUS_NOT_SUPPORTED for types it has no baseline for yet.
+// Whether cublas_gemm has a baseline for p's types:
+//   FP32 A/B/C, COMPUTE_32F             cublasSgemm (default math: no TF32)
+//   FP32 A/B/C, COMPUTE_32F_FAST_TF32   cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32
+//   FP16 or BF16 A/B, C of FP32 or the same type, COMPUTE_32F   cublasGemmEx, CUBLAS_COMPUTE_32F
+//   FP64 A/B/C, COMPUTE_64F             cublasDgemm
+bool has_cublas_baseline(const Problem& p);
+
+// The baseline: the same problem through cuBLAS (64-bit-size entry points), as listed above.
+// Returns CUBLAS_STATUS_NOT_SUPPORTED for other types.
 cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p);
 
-// Reference on the device: ref = alpha op(A) op(B) + beta C in FP64 (inputs widened to double),
-// and scale = |alpha| |op(A)| |op(B)| + |beta| |C|. ref and scale are device arrays, m x n, ld m.
-// FP32 inputs only. Throws std::runtime_error on CUDA/cuBLAS failure.
+// Reference on the device: ref = alpha op(A) op(B) + beta C in FP64 (inputs widened to double,
+// exactly; A and B first rounded to TF32 under COMPUTE_32F_FAST_TF32, as tensor cores do), and
+// scale = |alpha| |op(A)| |op(B)| + |beta| |C|. ref and scale are device arrays, m x n, ld m.
+// Any A/B and C types. Throws std::runtime_error on CUDA/cuBLAS failure.
 void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, double* d_scale);
 
 }  // namespace gemmkit::ref

@@ -1,22 +1,33 @@
 #include "verify/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
+#include "verify/dtypes.hpp"
+
 namespace gemmkit::verify {
 
-Tolerance tolerance_for(gemmkit_dtype dtype, gemmkit_compute compute, int64_t k) {
+Tolerance tolerance_for(gemmkit_dtype ab_type, gemmkit_dtype c_type, gemmkit_compute compute, int64_t k) {
     // Rounding errors of a K-term sum grow like sqrt(K) * u * sum|a b| for random data; the
     // factor 4 leaves room for the order of summation, FMA contraction and alpha/beta.
-    // The Frobenius bound is twice that, relative to ||ref||.
+    // The Frobenius bound is twice that, relative to ||ref||, plus the output's rounding.
+    double u = std::ldexp(1.0, -24);
+    if (compute == GEMMKIT_COMPUTE_64F || ab_type == GEMMKIT_R_64F)
+        u = std::ldexp(1.0, -52);
+    else if (compute == GEMMKIT_COMPUTE_32F_FAST_TF32 || ab_type == GEMMKIT_R_16F || ab_type == GEMMKIT_R_16BF)
+        u = std::ldexp(1.0, -22);  // tensor-core FP32 accumulation: products exact, adds may truncate
+    double u_out = 0, min_normal = 0;  // FP32 and FP64 outputs: the accumulation's rounding is all
+    if (c_type == GEMMKIT_R_16F) {
+        u_out = std::ldexp(1.0, -11);  // 10 stored mantissa bits
+        min_normal = std::ldexp(1.0, -14);
+    } else if (c_type == GEMMKIT_R_16BF) {
+        u_out = std::ldexp(1.0, -8);  // 7 stored mantissa bits, FP32's exponent range
+        min_normal = std::ldexp(1.0, -126);
+    }
     const double sqrt_k = std::sqrt(static_cast<double>(k)) + 1.0;
-    auto from_u = [&](double u) { return Tolerance{8.0 * u * sqrt_k, u, 4.0}; };
-    if (compute == GEMMKIT_COMPUTE_64F || dtype == GEMMKIT_R_64F) return from_u(std::ldexp(1.0, -53));
-    if (compute == GEMMKIT_COMPUTE_32F_FAST_TF32) return from_u(std::ldexp(1.0, -11));
-    if (dtype == GEMMKIT_R_16F) return from_u(std::ldexp(1.0, -11));
-    if (dtype == GEMMKIT_R_16BF) return from_u(std::ldexp(1.0, -8));
-    return from_u(std::ldexp(1.0, -24));
+    return Tolerance{8.0 * u * sqrt_k + u_out, u, 4.0, u_out, min_normal};
 }
 
 template <class T>
@@ -29,11 +40,14 @@ CompareResult compare(const T* out, int64_t ldo, const double* ref, const double
 #pragma omp parallel for reduction(+ : err2, ref2, bad) reduction(max : worst)
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < m; ++i) {
-            const double o = static_cast<double>(out[i + j * ldo]);
+            const double o = to_double(out[i + j * ldo]);
             const double x = ref[i + j * m];
             const double err = std::fabs(o - x);
-            // Tiny floor so that exact zeros (e.g. beta * 0) compare with a zero bound safely.
-            const double bound = bound_per_scale * scale[i + j * m] + std::numeric_limits<double>::min();
+            // The accumulation's error, then the rounding of the (so perturbed) result to C's
+            // type; a tiny floor so that exact zeros (e.g. beta * 0) compare with a zero bound safely.
+            const double e = bound_per_scale * scale[i + j * m];
+            const double rounded_magnitude = std::max(std::fabs(x) + e, tol.output_min_normal);
+            const double bound = e + tol.output_roundoff * rounded_magnitude + std::numeric_limits<double>::min();
             const double ratio = std::isfinite(o) ? err / bound : std::numeric_limits<double>::infinity();
             err2 += std::isfinite(o) ? err * err : 0.0;
             ref2 += x * x;
@@ -56,10 +70,14 @@ CompareResult compare(const T* out, int64_t ldo, const double* ref, const double
     return r;
 }
 
-template CompareResult compare<float>(const float*, int64_t, const double*, const double*, int64_t, int64_t,
-                                      int64_t, const Tolerance&);
-template CompareResult compare<double>(const double*, int64_t, const double*, const double*, int64_t, int64_t,
-                                       int64_t, const Tolerance&);
+#define GEMMKIT_INSTANTIATE_COMPARE(T)                                                                        \
+    template CompareResult compare<T>(const T*, int64_t, const double*, const double*, int64_t, int64_t, int64_t, \
+                                      const Tolerance&);
+GEMMKIT_INSTANTIATE_COMPARE(float)
+GEMMKIT_INSTANTIATE_COMPARE(double)
+GEMMKIT_INSTANTIATE_COMPARE(__half)
+GEMMKIT_INSTANTIATE_COMPARE(__nv_bfloat16)
+#undef GEMMKIT_INSTANTIATE_COMPARE
 
 std::string describe(const CompareResult& r) {
     char buf[200];

@@ -1,7 +1,10 @@
 #include "verify/matrix_init.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+
+#include "verify/dtypes.hpp"
 
 namespace gemmkit::verify {
 namespace {
@@ -23,19 +26,24 @@ __host__ __device__ inline double uniform(uint64_t seed, int64_t i) {
 template <class T>
 __global__ void fill_uniform_kernel(T* x, uint64_t seed, int64_t count) {
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count; i += int64_t{gridDim.x} * blockDim.x)
-        x[i] = static_cast<T>(uniform(seed, i));
+        x[i] = from_double<T>(uniform(seed, i));
 }
 
 template <class T>
 __global__ void fill_nan_kernel(T* x, int64_t count) {
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count; i += int64_t{gridDim.x} * blockDim.x)
-        x[i] = static_cast<T>(NAN);
+        x[i] = from_double<T>(NAN);
 }
 
-template <bool kAbs>
-__global__ void widen_kernel(const float* src, double* dst, int64_t count) {
-    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count; i += int64_t{gridDim.x} * blockDim.x)
-        dst[i] = kAbs ? fabs(static_cast<double>(src[i])) : static_cast<double>(src[i]);
+template <class T>
+__global__ void widen_kernel(const T* src, double* dst, Widening how, int64_t count) {
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count; i += int64_t{gridDim.x} * blockDim.x) {
+        T v = src[i];
+        if constexpr (std::is_same_v<T, float>)
+            if (how.round_tf32) v = round_to_tf32(v);
+        const double d = to_double(v);
+        dst[i] = how.magnitude ? fabs(d) : d;
+    }
 }
 
 // A grid-stride launch over `count` elements (the kernel's last argument): enough blocks to
@@ -53,19 +61,48 @@ void launch(const char* what, void (*kernel)(Params...), int64_t count, cudaStre
 
 double uniform_value(uint64_t seed, int64_t index) { return uniform(seed, index); }
 
+void fill_uniform(void* d_x, gemmkit_dtype type, int64_t count, uint64_t seed, cudaStream_t stream) {
+    visit_dtype(type, [&]<class T>(std::type_identity<T>) {
+        launch("fill_uniform", fill_uniform_kernel<T>, count, stream, static_cast<T*>(d_x), seed);
+    });
+}
 void fill_uniform(float* d_x, int64_t count, uint64_t seed, cudaStream_t stream) {
-    launch("fill_uniform", fill_uniform_kernel<float>, count, stream, d_x, seed);
+    fill_uniform(d_x, GEMMKIT_R_32F, count, seed, stream);
 }
 void fill_uniform(double* d_x, int64_t count, uint64_t seed, cudaStream_t stream) {
-    launch("fill_uniform", fill_uniform_kernel<double>, count, stream, d_x, seed);
+    fill_uniform(d_x, GEMMKIT_R_64F, count, seed, stream);
 }
-void fill_nan(float* d_x, int64_t count, cudaStream_t stream) { launch("fill_nan", fill_nan_kernel<float>, count, stream, d_x); }
-void fill_nan(double* d_x, int64_t count, cudaStream_t stream) { launch("fill_nan", fill_nan_kernel<double>, count, stream, d_x); }
-void widen(const float* d_src, double* d_dst, int64_t count, cudaStream_t stream) {
-    launch("widen", widen_kernel<false>, count, stream, d_src, d_dst);
+
+void fill_nan(void* d_x, gemmkit_dtype type, int64_t count, cudaStream_t stream) {
+    visit_dtype(type, [&]<class T>(std::type_identity<T>) {
+        launch("fill_nan", fill_nan_kernel<T>, count, stream, static_cast<T*>(d_x));
+    });
 }
-void widen_abs(const float* d_src, double* d_dst, int64_t count, cudaStream_t stream) {
-    launch("widen_abs", widen_kernel<true>, count, stream, d_src, d_dst);
+void fill_nan(float* d_x, int64_t count, cudaStream_t stream) { fill_nan(d_x, GEMMKIT_R_32F, count, stream); }
+void fill_nan(double* d_x, int64_t count, cudaStream_t stream) { fill_nan(d_x, GEMMKIT_R_64F, count, stream); }
+
+void widen(const void* d_src, gemmkit_dtype type, double* d_dst, int64_t count, Widening how, cudaStream_t stream) {
+    visit_dtype(type, [&]<class T>(std::type_identity<T>) {
+        launch("widen", widen_kernel<T>, count, stream, static_cast<const T*>(d_src), d_dst, how);
+    });
+}
+
+std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t count, bool round_tf32) {
+    return visit_dtype(type, [&]<class T>(std::type_identity<T>) {
+        std::vector<T> raw(static_cast<size_t>(count));
+        if (count > 0) {
+            const cudaError_t err = cudaMemcpy(raw.data(), d_src, raw.size() * sizeof(T), cudaMemcpyDeviceToHost);
+            if (err != cudaSuccess) throw std::runtime_error(std::string("widen_to_host: ") + cudaGetErrorString(err));
+        }
+        std::vector<double> out(raw.size());
+        for (size_t i = 0; i < raw.size(); ++i) {
+            T v = raw[i];
+            if constexpr (std::is_same_v<T, float>)
+                if (round_tf32) v = round_to_tf32(v);
+            out[i] = to_double(v);
+        }
+        return out;
+    });
 }
 
 }  // namespace gemmkit::verify

@@ -1,25 +1,42 @@
-// Seeded random matrices on the device, and the poison that marks unwritten output.
+// Seeded random matrices on the device, the poison that marks unwritten output, and the
+// widening to double that the FP64 references start from. Every gemmkit_dtype is served.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
+#include "gemmkit/gemmkit.h"
+
 namespace gemmkit::verify {
 
-// x[i] = uniform in [-1, 1), a pure function of (seed, i): the same on every run and device.
+// x[i] = uniform in [-1, 1) rounded to x's type, a pure function of (seed, i): the same on
+// every run and device. d_x points to `count` elements of `type`.
+void fill_uniform(void* d_x, gemmkit_dtype type, int64_t count, uint64_t seed, cudaStream_t stream);
 void fill_uniform(float* d_x, int64_t count, uint64_t seed, cudaStream_t stream);
 void fill_uniform(double* d_x, int64_t count, uint64_t seed, cudaStream_t stream);
 
 // x[i] = quiet NaN: any element a kernel fails to write stays NaN and fails the comparison.
+void fill_nan(void* d_x, gemmkit_dtype type, int64_t count, cudaStream_t stream);
 void fill_nan(float* d_x, int64_t count, cudaStream_t stream);
 void fill_nan(double* d_x, int64_t count, cudaStream_t stream);
 
-// Host twin of fill_uniform (same values), for tests of the generator itself.
+// Host twin of fill_uniform before rounding (same values), for tests of the generator itself.
 double uniform_value(uint64_t seed, int64_t index);
 
-// dst[i] = double(src[i]); dst[i] = |src[i]| for the abs variant. For the FP64 reference.
-void widen(const float* d_src, double* d_dst, int64_t count, cudaStream_t stream);
-void widen_abs(const float* d_src, double* d_dst, int64_t count, cudaStream_t stream);
+// How a value is widened: TF32 rounding first (FP32 sources only; it is what tensor cores
+// do to A and B under GEMMKIT_COMPUTE_32F_FAST_TF32), and/or its magnitude (the error scale).
+struct Widening {
+    bool round_tf32 = false;
+    bool magnitude = false;
+};
+
+// dst[i] = double(src[i]) on the device, exact for every type; src holds `count` elements of `type`.
+void widen(const void* d_src, gemmkit_dtype type, double* d_dst, int64_t count, Widening how, cudaStream_t stream);
+
+// The same on the host: `count` elements of `type` at d_src (device memory), as doubles.
+// Synchronous (cudaMemcpy); the caller orders it after the work that wrote d_src.
+std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t count, bool round_tf32);
 
 }  // namespace gemmkit::verify

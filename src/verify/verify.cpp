@@ -1,12 +1,15 @@
 #include "verify/verify.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "common/check.hpp"
 #include "common/host_copy.hpp"
 #include "reference/cpu_gemm.hpp"
+#include "verify/dtypes.hpp"
 #include "verify/matrix_init.hpp"
 
 namespace gemmkit::verify {
@@ -17,15 +20,65 @@ int64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t offset) {
     return offset + (rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows);
 }
 
+bool is_half(gemmkit_dtype t) { return t == GEMMKIT_R_16F || t == GEMMKIT_R_16BF; }
+
+// The compute mode a type accumulates in by default; others are named in types_name.
+gemmkit_compute natural_compute(gemmkit_dtype ab) {
+    return ab == GEMMKIT_R_64F ? GEMMKIT_COMPUTE_64F : GEMMKIT_COMPUTE_32F;
+}
+
+const char* compute_name(gemmkit_compute c) {
+    switch (c) {
+        case GEMMKIT_COMPUTE_32F: return "c32f";
+        case GEMMKIT_COMPUTE_32F_FAST_TF32: return "tf32";
+        case GEMMKIT_COMPUTE_64F: return "c64f";
+    }
+    return "c?";
+}
+
+// A scalar as gemmkit_gemm_ex receives it: a float unless compute is FP64.
+double in_compute_type(double x, gemmkit_compute compute) {
+    if (compute == GEMMKIT_COMPUTE_64F) return x;
+    // volatile: GCC 12.2 at -O2 (SLP vectorizer) turns the two adjacent double -> float ->
+    // double round trips of alpha and beta into plain copies; the store forces the rounding.
+    volatile float rounded = static_cast<float>(x);
+    return rounded;
+}
+
 }  // namespace
 
+std::string types_name(const Types& t) {
+    const bool tf32 = t.compute == GEMMKIT_COMPUTE_32F_FAST_TF32 && t.ab == GEMMKIT_R_32F;
+    std::string s = tf32 ? "tf32" : dtype_name(t.ab);
+    if (t.c != t.ab) s += std::string("->") + dtype_name(t.c);
+    if (!tf32 && t.compute != natural_compute(t.ab)) s += std::string(" ") + compute_name(t.compute);
+    return s;
+}
+
+Types types_of(const KernelInfo& row, bool c_f32) {
+    return {row.dtype, c_f32 && is_half(row.dtype) ? GEMMKIT_R_32F : row.dtype, row.compute};
+}
+
+std::vector<KernelGroup> group_by_types(const std::vector<const KernelInfo*>& rows, bool c_f32) {
+    std::vector<KernelGroup> groups;
+    for (const KernelInfo* row : rows) {
+        const Types t = types_of(*row, c_f32);
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const KernelGroup& g) { return g.types == t; });
+        if (it == groups.end()) it = groups.insert(groups.end(), KernelGroup{t, {}});
+        it->kernels.push_back(row);
+    }
+    return groups;
+}
+
 std::string describe(const Case& c) {
+    const Types t = types_of(c);
+    const std::string types = t == Types{} ? "" : types_name(t) + " ";
     char buf[160];
     std::snprintf(buf, sizeof buf, "%s %lldx%lldx%lld ld+%lld off+%lld alpha=%g beta=%g%s seed=%llu",
                   ops_name(c.transa, c.transb), static_cast<long long>(c.m), static_cast<long long>(c.n),
                   static_cast<long long>(c.k), static_cast<long long>(c.ld_pad), static_cast<long long>(c.offset),
                   c.alpha, c.beta, c.nan_in_c ? " C=NaN" : "", static_cast<unsigned long long>(c.seed));
-    return buf;
+    return types + buf;
 }
 
 Problem problem_of(const Case& c) {
@@ -38,16 +91,20 @@ Problem problem_of(const Case& c) {
     p.lda = std::max<int64_t>(1, stored_rows_a(p)) + c.ld_pad;
     p.ldb = std::max<int64_t>(1, stored_rows_b(p)) + c.ld_pad;
     p.ldc = std::max<int64_t>(1, c.m) + c.ld_pad;
-    p.alpha = c.alpha;
-    p.beta = c.beta;
-    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;
-    p.compute = GEMMKIT_COMPUTE_32F;
+    p.a_type = p.b_type = c.ab_type;
+    p.c_type = c.c_type;
+    p.compute = c.compute;
+    // The scalars have the compute type (gemmkit_gemm_ex): the reference uses what the kernel gets.
+    p.alpha = in_compute_type(c.alpha, c.compute);
+    p.beta = in_compute_type(c.beta, c.compute);
     return p;
 }
 
+// A, B and C as raw bytes of their types; counts are in elements.
 struct Checker::Buffers {
-    DeviceBuffer<float> a, b, c;
-    std::vector<float> c_before;   // C's whole buffer before any run
+    DeviceBuffer<unsigned char> a, b, c;
+    int64_t a_count = 0, b_count = 0, c_count = 0;
+    std::vector<unsigned char> c_before;  // C's whole buffer before any run
     std::vector<double> ref, scale;
 };
 
@@ -56,33 +113,43 @@ Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
     const bool ta = c.transa == GEMMKIT_OP_T, tb = c.transb == GEMMKIT_OP_T;
     problem_ = problem_of(c);
     Problem& p = problem_;
+    const size_t ab_size = dtype_size(c.ab_type), c_size = dtype_size(c.c_type);
+    if (ab_size == 0 || c_size == 0) throw std::invalid_argument("verify::Checker: invalid data type");
     // Buffers hold at least one element so every pointer is a real allocation.
-    buf_->a = DeviceBuffer<float>(std::max<int64_t>(1, span(stored_rows_a(p), ta ? c.m : c.k, p.lda, c.offset)));
-    buf_->b = DeviceBuffer<float>(std::max<int64_t>(1, span(stored_rows_b(p), tb ? c.k : c.n, p.ldb, c.offset)));
-    buf_->c = DeviceBuffer<float>(std::max<int64_t>(1, span(c.m, c.n, p.ldc, c.offset)));
-    p.A = buf_->a.data() + c.offset;
-    p.B = buf_->b.data() + c.offset;
-    p.C = buf_->c.data() + c.offset;
-    fill_uniform(buf_->a.data(), buf_->a.size(), c.seed * 3 + 0, stream);
-    fill_uniform(buf_->b.data(), buf_->b.size(), c.seed * 3 + 1, stream);
+    Buffers& buf = *buf_;
+    buf.a_count = std::max<int64_t>(1, span(stored_rows_a(p), ta ? c.m : c.k, p.lda, c.offset));
+    buf.b_count = std::max<int64_t>(1, span(stored_rows_b(p), tb ? c.k : c.n, p.ldb, c.offset));
+    buf.c_count = std::max<int64_t>(1, span(c.m, c.n, p.ldc, c.offset));
+    buf.a = DeviceBuffer<unsigned char>(buf.a_count * ab_size);
+    buf.b = DeviceBuffer<unsigned char>(buf.b_count * ab_size);
+    buf.c = DeviceBuffer<unsigned char>(buf.c_count * c_size);
+    p.A = buf.a.data() + c.offset * ab_size;
+    p.B = buf.b.data() + c.offset * ab_size;
+    p.C = buf.c.data() + c.offset * c_size;
+    fill_uniform(buf.a.data(), c.ab_type, buf.a_count, c.seed * 3 + 0, stream);
+    fill_uniform(buf.b.data(), c.ab_type, buf.b_count, c.seed * 3 + 1, stream);
     reset_c();
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    buf_->c_before = to_host(buf_->c);
+    buf.c_before = to_host(buf.c);
 
     const size_t mn = static_cast<size_t>(c.m * c.n);
     cpu_reference_ = static_cast<double>(c.m) * c.n * c.k <= kCpuReferenceMaxMacs;
     if (cpu_reference_) {
-        buf_->ref.resize(mn);
-        buf_->scale.resize(mn);
-        const std::vector<float> ha = to_host(buf_->a), hb = to_host(buf_->b);
-        ref::cpu_gemm<float>(c.transa, c.transb, c.m, c.n, c.k, c.alpha, ha.data() + c.offset, p.lda,
-                             hb.data() + c.offset, p.ldb, c.beta, buf_->c_before.data() + c.offset, p.ldc,
-                             buf_->ref.data(), buf_->scale.data());
+        buf.ref.resize(mn);
+        buf.scale.resize(mn);
+        // Exactly the values the kernel reads: tensor cores round FP32 A and B to TF32 (not C).
+        const bool tf32 = c.compute == GEMMKIT_COMPUTE_32F_FAST_TF32;
+        const std::vector<double> ha = widen_to_host(buf.a.data(), c.ab_type, buf.a_count, tf32);
+        const std::vector<double> hb = widen_to_host(buf.b.data(), c.ab_type, buf.b_count, tf32);
+        const std::vector<double> hc = widen_to_host(buf.c.data(), c.c_type, buf.c_count, false);
+        ref::cpu_gemm<double>(c.transa, c.transb, c.m, c.n, c.k, p.alpha, ha.data() + c.offset, p.lda,
+                              hb.data() + c.offset, p.ldb, p.beta, hc.data() + c.offset, p.ldc, buf.ref.data(),
+                              buf.scale.data());
     } else {
         DeviceBuffer<double> d_ref(mn), d_scale(mn);
         ref::cublas_reference_f64(blas, p, d_ref.data(), d_scale.data());
-        buf_->ref = to_host(d_ref);
-        buf_->scale = to_host(d_scale);
+        buf.ref = to_host(d_ref);
+        buf.scale = to_host(d_scale);
     }
 }
 
@@ -90,9 +157,9 @@ Checker::~Checker() = default;
 
 void Checker::reset_c() {
     if (case_.nan_in_c)
-        fill_nan(buf_->c.data(), buf_->c.size(), stream_);
+        fill_nan(buf_->c.data(), case_.c_type, buf_->c_count, stream_);
     else
-        fill_uniform(buf_->c.data(), buf_->c.size(), case_.seed * 3 + 2, stream_);
+        fill_uniform(buf_->c.data(), case_.c_type, buf_->c_count, case_.seed * 3 + 2, stream_);
 }
 
 Outcome Checker::run(const char* kernel) {
@@ -100,26 +167,36 @@ Outcome Checker::run(const char* kernel) {
     reset_c();
     Outcome out;
     out.cpu_reference = cpu_reference_;
-    const float alpha = static_cast<float>(p.alpha), beta = static_cast<float>(p.beta);
-    out.status = gemmkit_gemm_ex(stream_, p.transa, p.transb, p.m, p.n, p.k, &alpha, p.A, GEMMKIT_R_32F, p.lda, p.B,
-                                 GEMMKIT_R_32F, p.ldb, &beta, p.C, GEMMKIT_R_32F, p.ldc, GEMMKIT_COMPUTE_32F, kernel);
+    // alpha and beta point to values of the compute type.
+    const float alpha32 = static_cast<float>(p.alpha), beta32 = static_cast<float>(p.beta);
+    const double alpha64 = p.alpha, beta64 = p.beta;
+    const bool f64 = p.compute == GEMMKIT_COMPUTE_64F;
+    const void* alpha = f64 ? static_cast<const void*>(&alpha64) : &alpha32;
+    const void* beta = f64 ? static_cast<const void*>(&beta64) : &beta32;
+    out.status = gemmkit_gemm_ex(stream_, p.transa, p.transb, p.m, p.n, p.k, alpha, p.A, p.a_type, p.lda, p.B,
+                                 p.b_type, p.ldb, beta, p.C, p.c_type, p.ldc, p.compute, kernel);
     if (out.status != GEMMKIT_SUCCESS) {
         out.message = gemmkit_last_error();
         return out;
     }
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     CUDA_CHECK(cudaGetLastError());
-    const std::vector<float> after = to_host(buf_->c);
-    out.result = compare(after.data() + case_.offset, p.ldc, buf_->ref.data(), buf_->scale.data(), p.m, p.n, p.k,
-                         tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, p.k));
 
-    // Outside the m x n window nothing may change: the offset prefix, and the rows between m and ldc.
-    const std::vector<float>& before = buf_->c_before;
-    for (int64_t idx = 0; idx < static_cast<int64_t>(before.size()); ++idx) {
-        const int64_t rel = idx - case_.offset;
-        const bool inside = rel >= 0 && rel / p.ldc < p.n && rel % p.ldc < p.m;
-        if (!inside && std::memcmp(&before[idx], &after[idx], sizeof(float)) != 0) ++out.outside_writes;
-    }
+    visit_dtype(p.c_type, [&]<class T>(std::type_identity<T>) {
+        std::vector<T> after(static_cast<size_t>(buf_->c_count));
+        CUDA_CHECK(cudaMemcpy(after.data(), buf_->c.data(), after.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        out.result = compare(after.data() + case_.offset, p.ldc, buf_->ref.data(), buf_->scale.data(), p.m, p.n,
+                             p.k, tolerance_for(p.a_type, p.c_type, p.compute, p.k));
+
+        // Outside the m x n window nothing may change, bit for bit: the offset prefix, and
+        // the rows between m and ldc.
+        const unsigned char* before = buf_->c_before.data();
+        for (int64_t idx = 0; idx < buf_->c_count; ++idx) {
+            const int64_t rel = idx - case_.offset;
+            const bool inside = rel >= 0 && rel / p.ldc < p.n && rel % p.ldc < p.m;
+            if (!inside && std::memcmp(before + idx * sizeof(T), &after[idx], sizeof(T)) != 0) ++out.outside_writes;
+        }
+    });
     return out;
 }
 

@@ -166,7 +166,7 @@ struct HostGemm {
         std::vector<double> ref, scale;
         reference(&ref, &scale);
         return verify::compare<float>(out.data(), ldc, ref.data(), scale.data(), m, n, k,
-                                      verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k));
+                                      verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k));
     }
 
     // The Problem as the library receives it (no pointers), for asking supports().

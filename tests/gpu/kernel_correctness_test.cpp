@@ -1,10 +1,15 @@
-// Every registered FP32 kernel, by name, against a double-precision reference, over the
-// shapes and scalars DESIGN.md "Verification" requires: odd sizes, K smaller than a tile,
-// rectangular, lda > m, misaligned pointers, alpha/beta other than 1/0, NaN in C with beta 0.
+// Every registered kernel, by name, with the types of its registry row (FP32, TF32, FP16/BF16
+// with C of their own type, FP64), against a double-precision reference computed from the
+// same rounded inputs, over the shapes and scalars DESIGN.md "Verification" requires: odd
+// sizes, K smaller than a tile, rectangular, lda > m, misaligned pointers, alpha/beta other
+// than 1/0, NaN in C with beta 0. FP16/BF16 rows also write FP32 C, on a subset of the shapes.
 //
-// Each case is its own test, named "<kernel>_<ops>_<shape>_<variant>", so a failure says
-// exactly what broke and `--gtest_filter='*05_register*TN*'` reruns a slice of it.
+// Each case is its own test, named "<kernel>_<ops>_<shape>_<variant>" (plus "_c_f32" for a
+// 16-bit row writing FP32 C), so a failure says exactly what broke and
+// `--gtest_filter='*05_register*TN*'` reruns a slice of it.
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,7 +28,8 @@ struct ShapeSpec {
 };
 
 // Sizes stay at or under ~2^26 multiply-adds except one large case, because below 2^28 the
-// reference is the (slower) CPU GEMM and the whole suite must finish in ~3 minutes on an H100.
+// reference is the (slower) CPU GEMM and the suite must stay quick (it was ~3 minutes on an
+// H100 for the FP32 ladder alone; every new row adds its share).
 constexpr ShapeSpec kShapes[] = {
     {"1x1x1", 1, 1, 1, 0, 0},
     {"7x7x7", 7, 7, 7, 0, 0},
@@ -58,6 +64,12 @@ constexpr Variant kVariants[] = {
     {"a1_b0_nanC", 1.0, 0.0, true},  // beta == 0 must not read C: NaN there must not propagate
 };
 
+// FP16/BF16 rows with FP32 C: the output path differs, the rest of the kernel does not, so a
+// few shapes suffice: tiny and odd, misaligned with padded ld, 16-byte aligned with partial
+// tiles, and the large one on the cuBLAS FP64 reference. Every op, variant a0p5_b2 (reads C).
+constexpr const char* kFloatOutputShapes[] = {"7x7x7", "129x127x65_off3_ld5", "260x196x36", "4097x4095x257"};
+constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
+
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
     {GEMMKIT_OP_N, GEMMKIT_OP_T},
@@ -79,33 +91,45 @@ void PrintTo(const KernelCase& kc, std::ostream* os) {
 // A fixed base keeps runs reproducible; adding the index gives every case its own inputs.
 constexpr uint64_t kSeedBase = 0x6E6D6D6B00000000ull;
 
+KernelCase make_kernel_case(const KernelInfo& info, const verify::Types& types, const gemmkit_op (&ops)[2],
+                            const ShapeSpec& s, const Variant& v, uint64_t seed) {
+    KernelCase kc;
+    kc.kernel = info.name;
+    kc.c = verify::with_types(verify::make_case(ops[0], ops[1], s.m, s.n, s.k, seed), types);
+    kc.c.ld_pad = s.ld_pad;
+    kc.c.offset = s.offset;
+    kc.c.alpha = v.alpha;
+    kc.c.beta = v.beta;
+    kc.c.nan_in_c = v.nan_in_c;
+    kc.name = test_name_part(info.name) + "_" + ops_name(ops[0], ops[1]) + "_" + s.name + "_" + v.name;
+    if (types.c != types.ab) kc.name += std::string("_c_") + dtype_name(types.c);
+    return kc;
+}
+
+bool named_in(const char* name, const auto& names) {
+    return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return std::string(n) == name; });
+}
+
 std::vector<KernelCase> all_cases() {
     std::vector<KernelCase> cases;
     for (const KernelInfo& info : registry()) {
-        if (info.dtype != GEMMKIT_R_32F) continue;  // run_case verifies FP32 problems
+        // Every case with the row's own types (C of A/B's type)...
         for (const auto& ops : kOps)
             for (const ShapeSpec& s : kShapes)
-                for (const Variant& v : kVariants) {
-                    KernelCase kc;
-                    kc.kernel = info.name;
-                    kc.c.transa = ops[0];
-                    kc.c.transb = ops[1];
-                    kc.c.m = s.m;
-                    kc.c.n = s.n;
-                    kc.c.k = s.k;
-                    kc.c.ld_pad = s.ld_pad;
-                    kc.c.offset = s.offset;
-                    kc.c.alpha = v.alpha;
-                    kc.c.beta = v.beta;
-                    kc.c.nan_in_c = v.nan_in_c;
-                    kc.c.seed = kSeedBase + cases.size();
-                    kc.name = test_name_part(info.name) + "_" + ops_name(ops[0], ops[1]) + "_" + s.name + "_" + v.name;
-                    cases.push_back(kc);
-                }
+                for (const Variant& v : kVariants)
+                    cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v,
+                                                     kSeedBase + cases.size()));
+        // ...and, for FP16/BF16 rows, FP32 C on the subset.
+        const verify::Types float_output = verify::types_of(info, true);
+        if (float_output == verify::types_of(info, false)) continue;
+        for (const auto& ops : kOps)
+            for (const ShapeSpec& s : kShapes)
+                if (named_in(s.name, kFloatOutputShapes))
+                    cases.push_back(
+                        make_kernel_case(info, float_output, ops, s, kFloatOutputVariant, kSeedBase + cases.size()));
     }
     return cases;
 }
-
 
 class KernelCorrectness : public GpuTest, public ::testing::WithParamInterface<KernelCase> {};
 
@@ -129,7 +153,7 @@ TEST_P(KernelCorrectness, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelCorrectness, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<KernelCase>& p) { return p.param.name; });
-// A registry without FP32 kernels is not an error of this suite.
+// An empty registry is not an error of this suite.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(KernelCorrectness);
 
 }  // namespace

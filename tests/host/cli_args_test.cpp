@@ -388,6 +388,31 @@ TEST(ParseOptions, BadOpsIsAnError) {
     EXPECT_TRUE(contains(r.err, "--ops"));
 }
 
+TEST(ParseOptions, CTypeDefaultsToSame) {
+    const Parsed r = parse({"bench"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_FALSE(r.opt.c_f32);
+}
+
+TEST(ParseOptions, CTypeReadsSameAndF32) {
+    const Parsed f32 = parse({"bench", "--c-type", "f32"});
+    ASSERT_TRUE(f32.ok) << f32.err;
+    EXPECT_TRUE(f32.opt.c_f32);
+    const Parsed same = parse({"verify", "--c-type", "f32", "--c-type", "same"});  // the last one wins
+    ASSERT_TRUE(same.ok) << same.err;
+    EXPECT_FALSE(same.opt.c_f32);
+}
+
+TEST(ParseOptions, BadCTypeIsAnErrorNamingTheOptionAndValue) {
+    for (const char* bad : {"f16", "F32", "", "same,f32"}) {
+        const Parsed r = parse({"bench", "--c-type", bad});
+        EXPECT_FALSE(r.ok) << bad;
+        EXPECT_TRUE(contains(r.err, "--c-type")) << bad;
+        EXPECT_TRUE(contains(r.err, std::string("'") + bad + "'")) << bad << ": " << r.err;
+    }
+    EXPECT_FALSE(parse({"bench", "--c-type"}).ok);
+}
+
 TEST(ParseOptions, HelpFlagSelectsHelp) {
     const Parsed r = parse({"--help"});
     ASSERT_TRUE(r.ok) << r.err;

@@ -5,12 +5,16 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
 #include "verify/compare.hpp"
+#include "verify/dtypes.hpp"
 #include "verify/matrix_init.hpp"
 
 namespace {
@@ -19,6 +23,7 @@ using gemmkit::test::contains;
 using gemmkit::verify::compare;
 using gemmkit::verify::CompareResult;
 using gemmkit::verify::Tolerance;
+using gemmkit::verify::tolerance_for;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -50,7 +55,7 @@ TEST(Compare, IdenticalPasses) {
 TEST(Compare, FloatOutputRoundedFromReferencePassesFp32Tolerance) {
     Fixture f;
     std::vector<float> out(f.ref.begin(), f.ref.end());
-    const auto tol = gemmkit::verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
+    const auto tol = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
     const CompareResult r = compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
     EXPECT_TRUE(r.pass) << gemmkit::verify::describe(r);
     EXPECT_GT(r.rel_frobenius, 0.0);
@@ -96,7 +101,7 @@ TEST(Compare, NaNNeverPasses) {
 TEST(Compare, AllNaNOutputFailsEveryElement) {
     Fixture f;
     std::vector<float> out(f.m * f.n, std::numeric_limits<float>::quiet_NaN());
-    const auto tol = gemmkit::verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
+    const auto tol = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
     const CompareResult r = compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
     EXPECT_FALSE(r.pass);
     EXPECT_EQ(r.bad_elements, f.m * f.n);
@@ -167,7 +172,7 @@ TEST(Compare, LeadingDimensionOfOutputIsHonoured) {
     std::vector<float> out(ldo * f.n, std::numeric_limits<float>::quiet_NaN());
     for (int64_t j = 0; j < f.n; ++j)
         for (int64_t i = 0; i < f.m; ++i) out[i + j * ldo] = static_cast<float>(f.ref[i + j * f.m]);
-    const auto tol = gemmkit::verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
+    const auto tol = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
     const CompareResult r = compare(out.data(), ldo, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
     EXPECT_TRUE(r.pass) << gemmkit::verify::describe(r);
 }
@@ -199,7 +204,7 @@ TEST(Compare, DescribeMentionsBadCountAndPosition) {
 
 TEST(Tolerance, Fp32UsesUnitRoundoffTwoToTheMinus24) {
     for (int64_t k : {1, 64, 4096}) {
-        const Tolerance t = gemmkit::verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k);
+        const Tolerance t = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k);
         EXPECT_EQ(t.unit_roundoff, std::ldexp(1.0, -24)) << k;
         EXPECT_EQ(t.elem_factor, 4.0) << k;
         // DESIGN.md: FP32 well under 1e-5 * sqrt(K).
@@ -209,22 +214,176 @@ TEST(Tolerance, Fp32UsesUnitRoundoffTwoToTheMinus24) {
 }
 
 TEST(Tolerance, LooserForLongerSums) {
-    const auto at = [](int64_t k) { return gemmkit::verify::tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k); };
+    const auto at = [](int64_t k) { return tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k); };
     EXPECT_LT(at(16).rel_frobenius, at(4096).rel_frobenius);
 }
 
 TEST(Tolerance, OrderedByPrecisionOfTheArithmetic) {
-    using gemmkit::verify::tolerance_for;
-    const double u64 = tolerance_for(GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 64).unit_roundoff;
-    const double u32 = tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 64).unit_roundoff;
-    const double tf32 = tolerance_for(GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 64).unit_roundoff;
-    const double f16 = tolerance_for(GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, 64).unit_roundoff;
-    const double bf16 = tolerance_for(GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, 64).unit_roundoff;
-    EXPECT_EQ(u64, std::ldexp(1.0, -53));
-    EXPECT_EQ(tf32, std::ldexp(1.0, -11));  // 10 stored mantissa bits
+    const double u64 = tolerance_for(GEMMKIT_R_64F, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 64).unit_roundoff;
+    const double u32 = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 64).unit_roundoff;
+    const double tf32 = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 64).unit_roundoff;
+    const double f16 = tolerance_for(GEMMKIT_R_16F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 64).unit_roundoff;
+    const double bf16 = tolerance_for(GEMMKIT_R_16BF, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 64).unit_roundoff;
     EXPECT_LT(u64, u32);
     EXPECT_LT(u32, tf32);
-    EXPECT_LE(f16, bf16);  // bf16 keeps 7 mantissa bits, f16 10
+    // The reference reads the same rounded inputs, so only the FP32 accumulation differs:
+    // all three tensor-core kinds share one u.
+    EXPECT_EQ(f16, tf32);
+    EXPECT_EQ(bf16, tf32);
+}
+
+// Expected values written out from the formula: u, u_out, factor 4, 8 u (sqrt(k) + 1) + u_out.
+void expect_tolerance(const Tolerance& t, double u, double u_out, int64_t k) {
+    EXPECT_EQ(t.unit_roundoff, u) << k;
+    EXPECT_EQ(t.output_roundoff, u_out) << k;
+    EXPECT_EQ(t.output_min_normal, u_out == 0x1.0p-11 ? 0x1.0p-14 : u_out == 0x1.0p-8 ? 0x1.0p-126 : 0.0) << k;
+    EXPECT_EQ(t.elem_factor, 4.0) << k;
+    EXPECT_DOUBLE_EQ(t.rel_frobenius, 8.0 * u * (std::sqrt(static_cast<double>(k)) + 1.0) + u_out) << k;
+}
+
+TEST(Tolerance, Fp32FollowsTheFormula) {
+    for (int64_t k : {1, 257, 4096})
+        expect_tolerance(tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, k), 0x1.0p-24, 0.0, k);
+}
+
+// TF32 tensor cores: the reference rounds A and B to TF32 too, so u is the FP32 accumulation's,
+// with room for adders that truncate (2^-22); C stays FP32 (no output rounding term).
+TEST(Tolerance, Tf32FollowsTheFormula) {
+    for (int64_t k : {1, 64, 4096}) {
+        const Tolerance t = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, k);
+        expect_tolerance(t, 0x1.0p-22, 0.0, k);
+        EXPECT_LT(t.rel_frobenius, 1e-3) << k;  // DESIGN.md: TF32 ~1e-3, and well under it here
+    }
+}
+
+TEST(Tolerance, Fp64FollowsTheFormula) {
+    for (int64_t k : {1, 64, 4096})
+        expect_tolerance(tolerance_for(GEMMKIT_R_64F, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, k), 0x1.0p-52, 0.0, k);
+}
+
+TEST(Tolerance, HalfOperandsAddTheRoundingOfTheirOutputType) {
+    const int64_t k = 257;
+    const auto t = [&](gemmkit_dtype ab, gemmkit_dtype c) { return tolerance_for(ab, c, GEMMKIT_COMPUTE_32F, k); };
+    expect_tolerance(t(GEMMKIT_R_16F, GEMMKIT_R_16F), 0x1.0p-22, 0x1.0p-11, k);
+    expect_tolerance(t(GEMMKIT_R_16BF, GEMMKIT_R_16BF), 0x1.0p-22, 0x1.0p-8, k);
+    expect_tolerance(t(GEMMKIT_R_16F, GEMMKIT_R_32F), 0x1.0p-22, 0.0, k);
+    expect_tolerance(t(GEMMKIT_R_16BF, GEMMKIT_R_32F), 0x1.0p-22, 0.0, k);
+}
+
+// The three-argument form is all three types the same.
+TEST(Tolerance, OneTypeFormMeansABAndCOfThatType) {
+    const Tolerance one = tolerance_for(GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, 33);
+    const Tolerance all = tolerance_for(GEMMKIT_R_16BF, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, 33);
+    EXPECT_EQ(one.rel_frobenius, all.rel_frobenius);
+    EXPECT_EQ(one.output_roundoff, all.output_roundoff);
+}
+
+// Elementwise: E + u_out (|ref| + E), with E the accumulation's bound; here E = 20 u at scale 1.
+TEST(Compare, OutputRoundingWidensTheBoundByUOutTimesRefPlusE) {
+    Fixture f;
+    const Tolerance tol{1.0, 0x1.0p-24, 4.0, 0x1.0p-8};
+    const double e = f.bound();
+    const double x = f.ref[4];
+    const double bound = e + 0x1.0p-8 * (x + e);
+    std::vector<double> out = f.ref;
+    out[4] = x + 0.99 * bound;
+    EXPECT_TRUE(compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol).pass);
+    out[4] = x - 1.01 * bound;
+    const CompareResult r = compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
+    EXPECT_FALSE(r.pass);
+    EXPECT_NEAR(r.worst_ratio, 1.01, 1e-6);
+}
+
+// Output types of 16 bits: the reference rounded to them passes; an error of two units in
+// the last place fails (values near 1, where u_out |ref| is less than one ulp).
+template <class T>
+struct HalfOutput : ::testing::Test {};
+using HalfTypes = ::testing::Types<__half, __nv_bfloat16>;
+TYPED_TEST_SUITE(HalfOutput, HalfTypes);
+
+template <class T>
+gemmkit_dtype dtype_of() {
+    return std::is_same_v<T, __half> ? GEMMKIT_R_16F : GEMMKIT_R_16BF;
+}
+
+template <class T>
+T round_to(double x) {
+    if constexpr (std::is_same_v<T, __half>) return __double2half(x);
+    else return __double2bfloat16(x);
+}
+
+// x moved by `ulps` units in the last place, away from zero for positive counts (x > 0).
+template <class T>
+T add_ulps(T x, int ulps) {
+    using Raw = std::conditional_t<std::is_same_v<T, __half>, __half_raw, __nv_bfloat16_raw>;
+    Raw raw = x;
+    raw.x = static_cast<unsigned short>(raw.x + ulps);
+    return T(raw);
+}
+
+TYPED_TEST(HalfOutput, ReferenceRoundedToTheOutputTypePasses) {
+    Fixture f;
+    std::vector<TypeParam> out;
+    for (double x : f.ref) out.push_back(round_to<TypeParam>(x));
+    const auto tol = tolerance_for(dtype_of<TypeParam>(), dtype_of<TypeParam>(), GEMMKIT_COMPUTE_32F, f.k);
+    const CompareResult r = compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
+    EXPECT_TRUE(r.pass) << gemmkit::verify::describe(r);
+    EXPECT_GT(r.rel_frobenius, 0.0);  // the rounding is really there
+}
+
+TYPED_TEST(HalfOutput, TwoUlpsOffFails) {
+    Fixture f;
+    std::vector<TypeParam> out;
+    for (double x : f.ref) out.push_back(round_to<TypeParam>(x));
+    for (int ulps : {2, -2, 3}) {
+        std::vector<TypeParam> bad = out;
+        bad[3 + 2 * f.m] = add_ulps(bad[3 + 2 * f.m], ulps);
+        const auto tol = tolerance_for(dtype_of<TypeParam>(), dtype_of<TypeParam>(), GEMMKIT_COMPUTE_32F, f.k);
+        const CompareResult r = compare(bad.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
+        EXPECT_FALSE(r.pass) << ulps;
+        EXPECT_EQ(r.bad_elements, 1) << ulps;
+        EXPECT_EQ(r.first_bad_row, 3) << ulps;
+        EXPECT_EQ(r.first_bad_col, 2) << ulps;
+    }
+}
+
+// The same values in FP32 output (C = f32 with 16-bit operands) have no rounding allowance:
+// the 16-bit rounding error is far over the FP32-accumulation bound.
+TYPED_TEST(HalfOutput, RoundingIsNotAllowedWhenTheOutputIsFp32) {
+    Fixture f;
+    std::vector<float> out;
+    for (double x : f.ref) out.push_back(gemmkit::verify::to_double(round_to<TypeParam>(x)));
+    const auto tol = tolerance_for(dtype_of<TypeParam>(), GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, f.k);
+    EXPECT_FALSE(compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol).pass);
+}
+
+// Below FP16's smallest normal (2^-14) rounding is absolute: half the subnormal spacing,
+// 2^-25, however small the value. A product that small must still pass once rounded.
+TEST(Compare, SubnormalHalfOutputRoundedFromReferencePasses) {
+    const int64_t k = 1;
+    const std::vector<double> ref = {1e-6, -3e-7, 5e-5, 0x1.0p-24 * 0.75};
+    const std::vector<double> scale = {1e-6, 3e-7, 5e-5, 0x1.0p-24 * 0.75};  // k = 1: scale = |ref|
+    std::vector<__half> out;
+    for (double x : ref) out.push_back(__double2half(x));
+    const auto tol = tolerance_for(GEMMKIT_R_16F, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, k);
+    EXPECT_EQ(tol.output_min_normal, 0x1.0p-14);
+    const CompareResult r = compare(out.data(), 4, ref.data(), scale.data(), 4, 1, k, tol);
+    EXPECT_TRUE(r.pass) << gemmkit::verify::describe(r);
+    // One subnormal step (2^-24) off is more than the half step rounding allows.
+    std::vector<__half> bad = out;
+    bad[0] = add_ulps(bad[0], 1);
+    EXPECT_FALSE(compare(bad.data(), 4, ref.data(), scale.data(), 4, 1, k, tol).pass);
+}
+
+TYPED_TEST(HalfOutput, NaNNeverPasses) {
+    Fixture f;
+    std::vector<TypeParam> out;
+    for (double x : f.ref) out.push_back(round_to<TypeParam>(x));
+    out[7] = round_to<TypeParam>(kNaN);
+    const auto tol = tolerance_for(dtype_of<TypeParam>(), dtype_of<TypeParam>(), GEMMKIT_COMPUTE_32F, f.k);
+    const CompareResult r = compare(out.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, tol);
+    EXPECT_FALSE(r.pass);
+    EXPECT_EQ(r.bad_elements, 1);
 }
 
 TEST(UniformValue, IsAPureFunctionOfSeedAndIndex) {

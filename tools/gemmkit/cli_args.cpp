@@ -178,6 +178,11 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--n") ok = parse_size_list(value, &n, err);
         else if (arg == "--k") ok = parse_size_list(value, &k, err);
         else if (arg == "--ops") ok = parse_ops(value, &o.ops, err);
+        else if (arg == "--c-type") {
+            ok = value == "same" || value == "f32";
+            if (!ok) *err = arg + " = '" + value + "': use same (C of A/B's type) or f32";
+            o.c_f32 = value == "f32";
+        }
         else if (arg == "--warmup") ok = number(&o.warmup, 0);
         else if (arg == "--iters") ok = number(&o.iters, 1);
         else if (arg == "--max-seconds") ok = number(&o.max_seconds, 0.0);

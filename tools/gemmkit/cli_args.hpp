@@ -47,6 +47,7 @@ struct Options {
     std::string kernels = "*";        // --kernels GLOB[,GLOB]
     std::vector<Shape> shapes;        // from --mnk or --m/--n/--k; empty: the command's default suite
     std::vector<OpPair> ops;          // --ops; empty: the command's default
+    bool c_f32 = false;               // --c-type same|f32: FP16/BF16 kernels write C of their own type, or FP32
     int warmup = 3;                   // --warmup W
     int iters = 20;                   // --iters I (timed repeats of each contender)
     double max_seconds = 3.0;         // --max-seconds: stop repeating a slow kernel after this long

@@ -1,5 +1,5 @@
-// gemmkit bench: verify each kernel on the shape, then time it against cuBLAS, interleaved,
-// L2 flushed before every call, medians reported.
+// gemmkit bench: verify each kernel on the shape, then time it against cuBLAS with the same
+// types (those of its registry row), interleaved, L2 flushed before every call, medians reported.
 #include <cstdio>
 #include <fstream>
 
@@ -23,9 +23,9 @@ std::vector<Shape> default_suite() {
 }
 
 struct Row {
-    Row(std::string kernel_, const OpPair& op, const Shape& shape_)
-        : kernel(std::move(kernel_)), ops(ops_name(op.a, op.b)), shape(shape_) {}
-    std::string kernel, ops;
+    Row(std::string kernel_, const verify::Types& types_, const OpPair& op, const Shape& shape_)
+        : kernel(std::move(kernel_)), types(verify::types_name(types_)), ops(ops_name(op.a, op.b)), shape(shape_) {}
+    std::string kernel, types, ops;
     std::string status = "ok";  // or "FAILED: ...", "skipped: ..."
     Shape shape;
     Timing t;
@@ -41,27 +41,58 @@ std::string why_auto_failed(const Problem& p, int sm) {
 
 double tflops_of(const Shape& s, double ms) { return ms > 0 ? 2.0 * s.m * s.n * s.k / (ms * 1e-3) / 1e12 : 0; }
 
-void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan) {
+// The device's peak for a type group: CUDA cores for FP32, tensor cores for TF32 and FP16/BF16,
+// DMMA for FP64 where the device has it (else its FP64 CUDA cores).
+double peak_of(const analysis::Peaks& peaks, const verify::Types& t) {
+    if (t.compute == GEMMKIT_COMPUTE_32F_FAST_TF32) return peaks.tf32_tensor;
+    if (t.ab == GEMMKIT_R_16F || t.ab == GEMMKIT_R_16BF) return peaks.fp16_tensor;
+    if (t.ab == GEMMKIT_R_64F) return peaks.fp64_tensor > 0 ? peaks.fp64_tensor : peaks.fp64;
+    return peaks.fp32;
+}
+
+double pct_of_peak(double tflops, double peak) { return peak > 0 ? 100.0 * tflops * 1e12 / peak : 0; }
+
+// The selected kernels by type group; `auto` alone still needs one group to run in (FP32).
+std::vector<verify::KernelGroup> bench_groups(const std::vector<const KernelInfo*>& kernels, bool c_f32,
+                                              bool with_auto) {
+    std::vector<verify::KernelGroup> groups = verify::group_by_types(kernels, c_f32);
+    if (groups.empty() && with_auto) groups.push_back({});
+    return groups;
+}
+
+void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan,
+                  const std::vector<verify::KernelGroup>& groups) {
     std::printf("gemmkit bench — %s\n", analysis::one_line(d).c_str());
     std::printf("memory %d MHz x %d bit, L2 %.0f MiB; FP32 peak %.1f TFLOP/s at %d MHz; commit %s\n",
                 d.mem_clock_khz / 1000, d.bus_width_bits, d.l2_bytes / 1048576.0, peaks.fp32 / 1e12,
                 d.clock_khz / 1000, GEMMKIT_GIT_COMMIT);
+    std::string other_peaks;
+    for (const verify::KernelGroup& g : groups) {
+        if (g.types == verify::Types{}) continue;  // FP32: the line above
+        char buf[80];
+        std::snprintf(buf, sizeof buf, "%s%s %.1f", other_peaks.empty() ? "" : ", ",
+                      verify::types_name(g.types).c_str(), peak_of(peaks, g.types) / 1e12);
+        other_peaks += buf;
+    }
+    if (!other_peaks.empty())
+        std::printf("peaks for %%peak, TFLOP/s: %s; each type group is timed against cuBLAS with its types\n",
+                    other_peaks.c_str());
     std::printf("each kernel verified first; then %d warm-up + up to %d timed calls per contender, interleaved with "
                 "cuBLAS, L2 flushed before each call; alpha = 1, beta = 0\n\n",
                 plan.warmup, plan.iters);
-    std::printf("%-36s %-3s %6s %6s %6s %9s %9s %9s %8s %8s %7s\n", "kernel", "ops", "m", "n", "k", "min ms", "med ms",
-                "max ms", "TFLOP/s", "%cuBLAS", "%peak");
+    std::printf("%-36s %-9s %-3s %6s %6s %6s %9s %9s %9s %8s %8s %7s\n", "kernel", "types", "ops", "m", "n", "k",
+                "min ms", "med ms", "max ms", "TFLOP/s", "%cuBLAS", "%peak");
 }
 
 void print_row(const Row& r) {
     if (r.status != "ok") {
-        std::printf("%-36s %-3s %6lld %6lld %6lld  %s\n", r.kernel.c_str(), r.ops.c_str(),
+        std::printf("%-36s %-9s %-3s %6lld %6lld %6lld  %s\n", r.kernel.c_str(), r.types.c_str(), r.ops.c_str(),
                     static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
                     static_cast<long long>(r.shape.k), r.status.c_str());
         return;
     }
-    std::printf("%-36s %-3s %6lld %6lld %6lld %9.4f %9.4f %9.4f %8.2f %7.1f%% %6.1f%%\n", r.kernel.c_str(),
-                r.ops.c_str(), static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
+    std::printf("%-36s %-9s %-3s %6lld %6lld %6lld %9.4f %9.4f %9.4f %8.2f %7.1f%% %6.1f%%\n", r.kernel.c_str(),
+                r.types.c_str(), r.ops.c_str(), static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
                 static_cast<long long>(r.shape.k), r.t.min_ms, r.t.median_ms, r.t.max_ms, r.tflops, r.pct_cublas,
                 r.pct_peak);
     std::fflush(stdout);
@@ -70,13 +101,13 @@ void print_row(const Row& r) {
 void write_csv(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
     std::ofstream f(path);
     if (!f) throw std::runtime_error("cannot write " + path);
-    f << "kernel,ops,m,n,k,status,min_ms,median_ms,max_ms,samples,tflops,cublas_median_ms,pct_cublas,pct_peak,device,"
-         "commit\n";
+    f << "kernel,types,ops,m,n,k,status,min_ms,median_ms,max_ms,samples,tflops,cublas_median_ms,pct_cublas,pct_peak,"
+         "device,commit\n";
     for (const Row& r : rows)
-        f << r.kernel << ',' << r.ops << ',' << r.shape.m << ',' << r.shape.n << ',' << r.shape.k << ",\""
-          << r.status << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ',' << r.t.samples << ','
-          << r.tflops << ',' << r.cublas_median_ms << ',' << r.pct_cublas << ',' << r.pct_peak << ",\"" << d.name
-          << "\"," << GEMMKIT_GIT_COMMIT << '\n';
+        f << r.kernel << ',' << r.types << ',' << r.ops << ',' << r.shape.m << ',' << r.shape.n << ',' << r.shape.k
+          << ",\"" << r.status << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ','
+          << r.t.samples << ',' << r.tflops << ',' << r.cublas_median_ms << ',' << r.pct_cublas << ',' << r.pct_peak
+          << ",\"" << d.name << "\"," << GEMMKIT_GIT_COMMIT << '\n';
 }
 
 std::string json_escape(const std::string& s) {
@@ -96,9 +127,10 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ana
       << "\", \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
-        f << "  {\"kernel\": \"" << r.kernel << "\", \"ops\": \"" << r.ops << "\", \"m\": " << r.shape.m
-          << ", \"n\": " << r.shape.n << ", \"k\": " << r.shape.k << ", \"status\": \"" << json_escape(r.status)
-          << "\", \"min_ms\": " << r.t.min_ms << ", \"median_ms\": " << r.t.median_ms << ", \"max_ms\": " << r.t.max_ms
+        f << "  {\"kernel\": \"" << r.kernel << "\", \"types\": \"" << r.types << "\", \"ops\": \"" << r.ops
+          << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": " << r.shape.k
+          << ", \"status\": \"" << json_escape(r.status) << "\", \"min_ms\": " << r.t.min_ms
+          << ", \"median_ms\": " << r.t.median_ms << ", \"max_ms\": " << r.t.max_ms
           << ", \"samples\": " << r.t.samples << ", \"tflops\": " << r.tflops
           << ", \"cublas_median_ms\": " << r.cublas_median_ms << ", \"pct_cublas\": " << r.pct_cublas
           << ", \"pct_peak\": " << r.pct_peak << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
@@ -113,8 +145,8 @@ int cmd_bench(const Options& o) {
     if (!require_device("bench", &dev)) return 1;
     const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
     const auto kernels = selected_kernels(o);
-    // `auto` (what gemmkit_sgemm picks) is benchmarked as one more contender when the
-    // --kernels globs match the word "auto" (the default "*" does).
+    // `auto` (what gemmkit_sgemm / gemmkit_gemm_ex pick) is benchmarked as one more contender
+    // per type group when the --kernels globs match the word "auto" (the default "*" does).
     const bool with_auto = matches_any(o.kernels, "auto");
     if (kernels.empty() && !with_auto) {
         std::fprintf(stderr, "gemmkit bench: no kernel matches '%s'\n", o.kernels.c_str());
@@ -124,72 +156,88 @@ int cmd_bench(const Options& o) {
     std::vector<OpPair> ops = o.ops;
     if (ops.empty()) ops.push_back({GEMMKIT_OP_N, GEMMKIT_OP_N});
     const TimingPlan plan{o.warmup, o.iters, o.max_seconds};
+    // Each kernel runs with its registry row's types; one Checker (inputs, reference) and one
+    // cuBLAS baseline per type group, shape and op.
+    const std::vector<verify::KernelGroup> groups = bench_groups(kernels, o.c_f32, with_auto);
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
     L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
-    print_header(dev, peaks, plan);
+    print_header(dev, peaks, plan, groups);
 
     std::vector<Row> rows;
     int failures = 0;
-    const size_t total = shapes.size() * ops.size() * (kernels.size() + (with_auto ? 1 : 0));
+    size_t per_shape = 0;
+    for (const verify::KernelGroup& g : groups) per_shape += g.kernels.size() + (with_auto ? 1 : 0);
+    const size_t total = shapes.size() * ops.size() * per_shape;
     size_t done = 0;
     for (const Shape& s : shapes) {
         for (const OpPair& op : ops) {
-            verify::Checker checker(verify::make_case(op.a, op.b, s.m, s.n, s.k, o.seed), blas, stream);
-            const Problem& p = checker.problem();
-            std::vector<Timing> cublas_timings;
-            // One row: verify `api_name` through the library, then time it against cuBLAS.
-            auto measure = [&](const char* api_name, const std::string& row_name, const KernelInfo* info) {
-                ++done;
-                if (!o.quiet)
-                    std::fprintf(stderr, "[%zu/%zu] %s %s %lldx%lldx%lld\n", done, total, row_name.c_str(),
-                                 ops_name(op.a, op.b), static_cast<long long>(s.m), static_cast<long long>(s.n),
-                                 static_cast<long long>(s.k));
-                Row r(row_name, op, s);
-                std::string why;
-                if (info == nullptr || !info->supports(p, &why)) {
-                    r.status = "skipped: " + (info == nullptr ? why_auto_failed(p, dev.sm) : why);
-                } else if (const verify::Outcome out = checker.run(api_name); !out.pass()) {
-                    r.status = "FAILED: " + (out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result));
-                    ++failures;
-                } else {
-                    const std::vector<Contender> contenders = {
-                        {row_name, [&] { return gemm(p, false, false, stream, api_name) == GEMMKIT_SUCCESS; }},
-                        {"cublas", [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; }},
-                    };
-                    const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
-                    r.t = t[0];
-                    r.tflops = tflops_of(s, t[0].median_ms);
-                    r.cublas_median_ms = t[1].median_ms;
-                    r.pct_cublas = 100.0 * t[1].median_ms / t[0].median_ms;
-                    r.pct_peak = peaks.fp32 > 0 ? 100.0 * r.tflops * 1e12 / peaks.fp32 : 0;
-                    cublas_timings.push_back(t[1]);
+            for (const verify::KernelGroup& g : groups) {
+                const verify::Case c =
+                    verify::with_types(verify::make_case(op.a, op.b, s.m, s.n, s.k, o.seed), g.types);
+                verify::Checker checker(c, blas, stream);
+                const Problem& p = checker.problem();
+                const double peak = peak_of(peaks, g.types);
+                const bool with_cublas = ref::has_cublas_baseline(p);
+                std::vector<Timing> cublas_timings;
+                // One row: verify `api_name` through the library, then time it against cuBLAS.
+                auto measure = [&](const char* api_name, const std::string& row_name, const KernelInfo* info) {
+                    ++done;
+                    if (!o.quiet)
+                        std::fprintf(stderr, "[%zu/%zu] %s %s %lldx%lldx%lld\n", done, total, row_name.c_str(),
+                                     ops_name(op.a, op.b), static_cast<long long>(s.m), static_cast<long long>(s.n),
+                                     static_cast<long long>(s.k));
+                    Row r(row_name, g.types, op, s);
+                    std::string why;
+                    if (info == nullptr || !info->supports(p, &why)) {
+                        r.status = "skipped: " + (info == nullptr ? why_auto_failed(p, dev.sm) : why);
+                    } else if (const verify::Outcome out = checker.run(api_name); !out.pass()) {
+                        r.status =
+                            "FAILED: " + (out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result));
+                        ++failures;
+                    } else {
+                        std::vector<Contender> contenders = {
+                            {row_name, [&] { return gemm(p, false, false, stream, api_name) == GEMMKIT_SUCCESS; }},
+                        };
+                        if (with_cublas)
+                            contenders.push_back(
+                                {"cublas", [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; }});
+                        const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
+                        r.t = t[0];
+                        r.tflops = tflops_of(s, t[0].median_ms);
+                        r.pct_peak = pct_of_peak(r.tflops, peak);
+                        if (with_cublas) {
+                            r.cublas_median_ms = t[1].median_ms;
+                            r.pct_cublas = 100.0 * t[1].median_ms / t[0].median_ms;
+                            cublas_timings.push_back(t[1]);
+                        }
+                    }
+                    print_row(r);
+                    rows.push_back(r);
+                };
+                for (const KernelInfo* k : g.kernels) measure(k->name, k->name, k);
+                if (with_auto) {
+                    std::string why;
+                    const KernelInfo* chosen = choose_kernel(p, dev.sm, &why);
+                    measure("auto", std::string("auto=") + (chosen != nullptr ? chosen->name : "none"), chosen);
                 }
-                print_row(r);
-                rows.push_back(r);
-            };
-            for (const KernelInfo* k : kernels) measure(k->name, k->name, k);
-            if (with_auto) {
-                std::string why;
-                const KernelInfo* chosen = choose_kernel(p, dev.sm, &why);
-                measure("auto", std::string("auto=") + (chosen != nullptr ? chosen->name : "none"), chosen);
-            }
-            if (!cublas_timings.empty()) {
-                // cuBLAS ran beside every kernel: report the median of those medians.
-                std::vector<double> medians;
-                for (const Timing& t : cublas_timings) medians.push_back(t.median_ms);
-                Row r("cublas", op, s);
-                r.t = summarize(medians);
-                r.t.samples = 0;
-                for (const Timing& t : cublas_timings) r.t.samples += t.samples;
-                r.tflops = tflops_of(s, r.t.median_ms);
-                r.cublas_median_ms = r.t.median_ms;
-                r.pct_cublas = 100.0;
-                r.pct_peak = peaks.fp32 > 0 ? 100.0 * r.tflops * 1e12 / peaks.fp32 : 0;
-                print_row(r);
-                rows.push_back(r);
+                if (!cublas_timings.empty()) {
+                    // cuBLAS ran beside every kernel of the group: report the median of those medians.
+                    std::vector<double> medians;
+                    for (const Timing& t : cublas_timings) medians.push_back(t.median_ms);
+                    Row r("cublas", g.types, op, s);
+                    r.t = summarize(medians);
+                    r.t.samples = 0;
+                    for (const Timing& t : cublas_timings) r.t.samples += t.samples;
+                    r.tflops = tflops_of(s, r.t.median_ms);
+                    r.cublas_median_ms = r.t.median_ms;
+                    r.pct_cublas = 100.0;
+                    r.pct_peak = pct_of_peak(r.tflops, peak);
+                    print_row(r);
+                    rows.push_back(r);
+                }
             }
         }
     }

@@ -1,4 +1,6 @@
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "common/check.hpp"
@@ -17,6 +19,35 @@ struct Variant {
 // beta = 0 with NaN in C (must not propagate), and general alpha/beta.
 constexpr Variant kVariants[] = {{1.0, 0.0, true}, {0.5, -2.0, false}};
 
+struct Tally {
+    int passed = 0, failed = 0, skipped = 0;
+};
+
+// One case for every kernel of a type group: one set of inputs and reference, a line per kernel.
+void check_group(const verify::KernelGroup& g, const verify::Case& c, const Options& o, const ref::Cublas& blas,
+                 cudaStream_t stream, Tally* tally) {
+    verify::Checker checker(c, blas, stream);
+    for (const KernelInfo* k : g.kernels) {
+        std::string why;
+        if (!k->supports(checker.problem(), &why)) {
+            ++tally->skipped;
+            if (!o.quiet) std::printf("SKIP %-30s %s: %s\n", k->name, verify::describe(c).c_str(), why.c_str());
+            continue;
+        }
+        const verify::Outcome out = checker.run(k->name);
+        const bool ok = out.pass();
+        (ok ? tally->passed : tally->failed)++;
+        if (ok && o.quiet) continue;
+        std::string detail = out.status != GEMMKIT_SUCCESS
+                                 ? std::string(gemmkit_status_string(out.status)) + ": " + out.message
+                                 : verify::describe(out.result);
+        if (out.outside_writes > 0)
+            detail += ", " + std::to_string(out.outside_writes) + " writes outside C's m x n window";
+        std::printf("%s %-30s %s  %s (%s reference)\n", ok ? "PASS" : "FAIL", k->name, verify::describe(c).c_str(),
+                    detail.c_str(), out.cpu_reference ? "CPU" : "cuBLAS FP64");
+    }
+}
+
 }  // namespace
 
 int cmd_verify(const Options& o) {
@@ -31,48 +62,35 @@ int cmd_verify(const Options& o) {
     if (shapes.empty()) parse_shapes(kDefaultShapes, &shapes, &err);
     std::vector<OpPair> ops = o.ops;
     if (ops.empty()) parse_ops("all", &ops, &err);
+    // Each kernel runs with its registry row's types (--c-type picks C for FP16/BF16 rows).
+    const std::vector<verify::KernelGroup> groups = verify::group_by_types(kernels, o.c_f32);
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
-    std::printf("verify: seed %llu, %zu kernels x %zu shapes x %zu ops x %zu alpha/beta\n",
+    std::string types;
+    for (const verify::KernelGroup& g : groups) types += (types.empty() ? "" : ", ") + verify::types_name(g.types);
+    std::printf("verify: seed %llu, %zu kernels x %zu shapes x %zu ops x %zu alpha/beta%s\n",
                 static_cast<unsigned long long>(o.seed), kernels.size(), shapes.size(), ops.size(),
-                std::size(kVariants));
-    int passed = 0, failed = 0, skipped = 0;
+                std::size(kVariants), groups.size() > 1 ? (", types " + types).c_str() : "");
+    Tally tally;
     uint64_t seed = o.seed;
     for (const Shape& s : shapes) {
         for (const OpPair& op : ops) {
             for (const Variant& v : kVariants) {
+                // The same seed for every type group: the same values, each rounded to its types.
                 verify::Case c = verify::make_case(op.a, op.b, s.m, s.n, s.k, seed++);
                 c.alpha = v.alpha;
                 c.beta = v.beta;
                 c.nan_in_c = v.nan_in_c;
-                verify::Checker checker(c, blas, stream);
-                for (const KernelInfo* k : kernels) {
-                    std::string why;
-                    if (!k->supports(checker.problem(), &why)) {
-                        ++skipped;
-                        if (!o.quiet) std::printf("SKIP %-30s %s: %s\n", k->name, verify::describe(c).c_str(), why.c_str());
-                        continue;
-                    }
-                    const verify::Outcome out = checker.run(k->name);
-                    const bool ok = out.pass();
-                    (ok ? passed : failed)++;
-                    if (ok && o.quiet) continue;
-                    std::string detail = out.status != GEMMKIT_SUCCESS
-                                             ? std::string(gemmkit_status_string(out.status)) + ": " + out.message
-                                             : verify::describe(out.result);
-                    if (out.outside_writes > 0)
-                        detail += ", " + std::to_string(out.outside_writes) + " writes outside C's m x n window";
-                    std::printf("%s %-30s %s  %s (%s reference)\n", ok ? "PASS" : "FAIL", k->name,
-                                verify::describe(c).c_str(), detail.c_str(), out.cpu_reference ? "CPU" : "cuBLAS FP64");
-                }
+                for (const verify::KernelGroup& g : groups)
+                    check_group(g, verify::with_types(c, g.types), o, blas, stream, &tally);
             }
         }
     }
     CUDA_CHECK(cudaStreamDestroy(stream));
-    std::printf("verify: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
-    return failed == 0 ? 0 : 1;
+    std::printf("verify: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped);
+    return tally.failed == 0 ? 0 : 1;
 }
 
 }  // namespace gemmkit::cli

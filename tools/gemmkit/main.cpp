@@ -27,6 +27,7 @@ const char kUsage[] =
     "  --mnk S[,S...]          shapes: N (N^3) or MxNxK\n"
     "  --m L --n L --k L       size lists: N, A:B:xF (geometric), A:B:+S; n and k follow m if absent\n"
     "  --ops all|NN,NT,TN,TT   op(A) op(B) combinations (verify default: all; bench default: NN)\n"
+    "  --c-type same|f32       verify, bench: C of FP16/BF16 kernels in their A/B type (default) or FP32\n"
     "  --warmup W --iters I    untimed and timed calls per contender (default 3, 20)\n"
     "  --max-seconds S         bench: stop repeating a slow kernel after S seconds (default 3);\n"
     "                          tune: after S seconds per candidate\n"

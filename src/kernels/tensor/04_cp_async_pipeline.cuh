@@ -1,0 +1,119 @@
+// Step 04: a cp.async multi-stage pipeline feeding step 03's mma.sync + ldmatrix.
+//
+// What changed since step 03: K-slabs travel global -> shared with cp.async, which bypasses
+// the registers and does not stall the issuing thread. A ring of kStages shared buffers keeps
+// kStages - 1 slabs in flight while the warps compute on the oldest; one barrier per slab.
+// Step 03 had one slab in flight, held in registers (which also cost 32 registers a thread).
+//
+// Bottleneck removed: global-memory latency that one slab of prefetch could not hide at
+// tensor-core speed. Partial chunks at the matrix edge are copied with cp.async's src-size
+// (the rest zero-filled), so edges cost nothing extra.
+// Preconditions: none for correctness. Fast path (cp.async): A and B 16-byte aligned with lda,
+// ldb multiples of 16 bytes. Other operands run step 03's register-staged kernel instead.
+// Measured: see docs/ladder.md (H100 figures filled in from the bench).
+#pragma once
+
+#include "kernels/tensor/03_mma_ldmatrix.cuh"
+#include "ptx/cp_async.cuh"
+
+namespace gemmkit::tensor {
+
+template <int BM, int BN, int BK, int WM, int WN, int kStages_>
+struct PipelineCfg : MmaTileCfg<BM, BN, BK, WM, WN> {
+    static constexpr int kStages = kStages_;
+    static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
+};
+
+// Shared bytes of a configuration's ring (A and B slabs per stage).
+template <class Cfg, class T>
+constexpr int pipeline_smem_bytes() {
+    return Cfg::kStages * (Cfg::BM + Cfg::BN) * Cfg::BK * static_cast<int>(sizeof(T));
+}
+
+// Which block tile of C a block computes. Step 04 walks tiles in launch order (m fastest);
+// step 05 adds an L2-friendly order.
+struct LaunchOrder {
+    __device__ static int2 tile(int /*tiles_m*/, int /*tiles_n*/) { return make_int2(blockIdx.x, blockIdx.y); }
+    static dim3 grid(int tiles_m, int tiles_n) { return dim3(tiles_m, tiles_n); }
+};
+
+template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmArgs<T, TC> args) {
+    using SlabA = MmaSlab<T, Cfg::BM, Cfg::BK, !kTransA, false>;  // op N: A[m + k*lda], m contiguous
+    using SlabB = MmaSlab<T, Cfg::BN, Cfg::BK, kTransB, true>;  // op T: B[n + k*ldb], n contiguous
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sA = reinterpret_cast<T*>(smem);                    // [kStages][SlabA::kElems]
+    T* sB = sA + Cfg::kStages * SlabA::kElems;             // [kStages][SlabB::kElems]
+
+    const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (args.n + Cfg::BN - 1) / Cfg::BN;
+    const int2 tile = Order::tile(tiles_m, tiles_n);
+    const int m0 = tile.x * Cfg::BM, n0 = tile.y * Cfg::BN;
+    const int warp = threadIdx.x / 32;
+    const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
+    const T* gA = slab_origin<!kTransA>(args.A, args.lda, m0);
+    const T* gB = slab_origin<kTransB>(args.B, args.ldb, n0);
+    const int64_t strideA = slab_stride<!kTransA>(args.lda, Cfg::BK);
+    const int64_t strideB = slab_stride<kTransB>(args.ldb, Cfg::BK);
+    const int m_left = args.m - m0, n_left = args.n - n0;
+    const int slabs = (args.k + Cfg::BK - 1) / Cfg::BK;
+    const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
+    const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
+    const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
+    constexpr uint32_t kStageBytesA = SlabA::kBytes, kStageBytesB = SlabB::kBytes;
+
+    // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
+    // closes the thread's cp.async group, so that "group s" always means "slab s".
+    auto issue = [&](int s, int stage) {
+        if (s < slabs) {
+            const int k_left = args.k - s * Cfg::BK;
+            copyA.issue(ringA + stage * kStageBytesA, gA + s * strideA, m_left, k_left,
+                        k_left >= Cfg::BK && m_left >= Cfg::BM);
+            copyB.issue(ringB + stage * kStageBytesB, gB + s * strideB, n_left, k_left,
+                        k_left >= Cfg::BK && n_left >= Cfg::BN);
+        }
+        ptx::cp_async_commit();
+    };
+
+    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s);
+
+    const typename SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
+    const typename SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
+    float acc[Cfg::MI][Cfg::NI][4] = {};
+    int read_stage = 0, write_stage = Cfg::kStages - 1;
+    for (int s = 0; s < slabs; ++s) {
+        // Slab s has landed (at most kStages - 2 newer groups still in flight) for this
+        // thread; the barrier makes it so for all, and frees the stage of slab s - 1, which
+        // every warp finished reading in the previous iteration.
+        ptx::cp_async_wait<Cfg::kStages - 2>();
+        __syncthreads();
+        issue(s + Cfg::kStages - 1, write_stage);
+        warp_mma_stage<Cfg, T>(acc, fragsA, fragsB, ringA + read_stage * kStageBytesA, ringB + read_stage * kStageBytesB);
+        write_stage = read_stage;  // the stage just read is the next to refill
+        read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+    }
+    ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
+    store_accumulators<Cfg, TC>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+}
+
+// Launches the pipeline for any element type the kernel takes (FP16/BF16, or float = TF32).
+// cp.async needs 16-byte aligned chunks; other operands go to step 03's register-staged kernel.
+template <class Cfg, class Order, class T, class TC>
+cudaError_t launch_pipeline_typed(const Problem& p, cudaStream_t stream) {
+    if (!operands_chunk_aligned<T>(p)) return launch_mma_ldmatrix_typed<MmaLdmatrixCfg<T>, T, TC>(p, stream);
+    constexpr int kSmem = pipeline_smem_bytes<Cfg, T>();
+    const int tiles_m = static_cast<int>(ceil_div(p.m, Cfg::BM)), tiles_n = static_cast<int>(ceil_div(p.n, Cfg::BN));
+    return with_ops(p, [&](auto ta, auto tb) {
+        auto* kernel = cp_async_pipeline_kernel<Cfg, Order, T, TC, decltype(ta)::value, decltype(tb)::value>;
+        return launch_with_smem(kernel, Order::grid(tiles_m, tiles_n), Cfg::kThreads, kSmem, stream,
+                                make_args<T, TC>(p));
+    });
+}
+
+template <class Cfg, class Order = LaunchOrder>
+cudaError_t launch_cp_async_pipeline(const Problem& p, cudaStream_t stream) {
+    return with_half_types(p, [&](auto t, auto tc) {
+        return launch_pipeline_typed<Cfg, Order, typename decltype(t)::type, typename decltype(tc)::type>(p, stream);
+    });
+}
+
+}  // namespace gemmkit::tensor

@@ -1,0 +1,22 @@
+// Step 06: TF32 — FP32 data on the tensor cores through the same pipeline (steps 04-05).
+//
+// What changed: the element is float and each MMA is mma.sync.m16n8k8.tf32 (8 k per MMA
+// instead of 16; one 16-byte chunk holds 4 elements instead of 8, so the slab code is
+// unchanged in chunk units). Fragments are rounded to TF32 (cvt.rna) after the load, as
+// the reference rounds its inputs. ldmatrix moves 16-bit elements, so where a slab is stored
+// mn-major (A with op N, B with op T) fragments are read word by word, with a swizzle that
+// keeps those reads conflict-free (mma_slab.cuh).
+// Preconditions: FP32 A, B, C with GEMMKIT_COMPUTE_32F_FAST_TF32. Fast path as step 04.
+// Measured: see docs/ladder.md (H100 figures filled in from the bench).
+#pragma once
+
+#include "kernels/tensor/05_tuned.cuh"
+
+namespace gemmkit::tensor {
+
+template <class Cfg, class Order = TunedOrder>
+cudaError_t launch_tf32(const Problem& p, cudaStream_t stream) {
+    return launch_pipeline_typed<Cfg, Order, float, float>(p, stream);
+}
+
+}  // namespace gemmkit::tensor

@@ -1,0 +1,253 @@
+// One operand's K-slab in shared memory for the mma.sync steps (03-06): its swizzled
+// layout, the copy from global memory, and the fragment loads that feed mma.sync.
+//
+// The slab keeps global memory's contiguous direction, so every copy moves 16-byte chunks
+// whatever the op:
+//   kMnContiguous  (A with op N, B with op T): BK rows of k, each MN elements   // [BK][MN]
+//   !kMnContiguous (A with op T, B with op N): MN rows of mn, each BK elements  // [MN][BK]
+// and the fragment loads transpose where needed (ldmatrix .trans).
+//
+// Swizzle: chunk c of row r is stored at chunk c ^ xor_of(r). ldmatrix reads one 16-byte
+// chunk from each of 8 consecutive rows; without the XOR those 8 chunks sit at the same
+// offset of rows that are a multiple of 128 bytes apart, all in the same 4 banks (8-way
+// conflict). With it they land in 8 different 16-byte bank groups.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/tensor/types.cuh"
+#include "ptx/cp_async.cuh"
+#include "ptx/ldmatrix.cuh"
+
+namespace gemmkit::tensor {
+
+// T: the element as stored (half, bf16, or float for TF32). MN x BK elements of op(X).
+// kIsB: the slab of B, whose fragments pair up differently (see load_fragment).
+template <class T, int MN, int BK, bool kMnContiguous, bool kIsB>
+struct MmaSlab {
+    static constexpr int kChunkElems = 16 / static_cast<int>(sizeof(T));  // 8 halfs or 4 floats
+    static constexpr int kRows = kMnContiguous ? BK : MN;
+    static constexpr int kRowElems = kMnContiguous ? MN : BK;
+    static constexpr int kChunks = kRowElems / kChunkElems;  // 16-byte chunks per row
+    static constexpr int kElems = kRows * kRowElems;
+    static constexpr int kBytes = kElems * static_cast<int>(sizeof(T));
+    // TF32 with mn along the rows has no ldmatrix.trans (it moves 16-bit elements): its
+    // fragments are read word by word instead, which needs a different XOR (below).
+    static constexpr bool kScalarReads = sizeof(T) == 4 && kMnContiguous;
+    static_assert(kRowElems % kChunkElems == 0 && kChunks >= 2 && (kChunks & (kChunks - 1)) == 0,
+                  "rows are a power-of-two number (>= 2) of 16-byte chunks");
+    static_assert(!kScalarReads || kChunks >= 8, "the word-read swizzle needs 128-byte rows");
+
+    // Rows shorter than 128 bytes share a 128-byte bank line: XOR by line, not by row.
+    static constexpr int kRowsPerLine = kChunks >= 8 ? 1 : 8 / kChunks;
+    static constexpr int kXorSpan = kChunks >= 8 ? 8 : kChunks;
+
+    // Which half of the 16 x 2-chunk block the four ldmatrix matrices q = 0..3 cover (below).
+    __device__ static constexpr int mn_half(int q) { return kIsB ? q >> 1 : q & 1; }
+    __device__ static constexpr int k_half(int q) { return kIsB ? q & 1 : q >> 1; }
+
+    __device__ static int xor_of(int row) {
+        // Word reads take rows k..k+3 at two neighbouring chunks: XOR by 2*(row % 4) puts the
+        // 8 (row, chunk) pairs in 8 different bank groups.
+        if constexpr (kScalarReads) return (row & 3) << 1;
+        return (row / kRowsPerLine) % kXorSpan;
+    }
+    // Element offset of chunk `chunk` of row `row`.
+    __device__ static int chunk_offset(int row, int chunk) {
+        return row * kRowElems + (chunk ^ xor_of(row)) * kChunkElems;
+    }
+
+    // ---- global -> shared ------------------------------------------------------------
+    // The slab starts at op(X)(mn0, k0); x points there. mn_left / k_left: rows of op(X)
+    // and k-columns still inside the matrix from there (may exceed MN / BK). Chunk q of
+    // the slab (row q / kChunks, chunk q % kChunks) covers kChunkElems elements that are
+    // consecutive in global memory; outside elements become zero.
+    struct ChunkRef {
+        const T* src;  // first element of the chunk (inside the matrix when count > 0)
+        int count;     // elements of the chunk inside the matrix, 0..kChunkElems
+    };
+    __device__ static ChunkRef chunk_ref(const T* x, int64_t ld, int mn_left, int k_left, int q) {
+        const int row = q / kChunks, first = (q % kChunks) * kChunkElems;
+        const int row_left = kMnContiguous ? k_left : mn_left;    // rows inside
+        const int line_left = kMnContiguous ? mn_left : k_left;   // elements inside along a row
+        const int count = row < row_left ? max(0, min(kChunkElems, line_left - first)) : 0;
+        return {count > 0 ? x + first + row * ld : x, count};
+    }
+
+    // 16-byte aligned operands (x 16-byte aligned, ld a multiple of kChunkElems): cp.async
+    // of each chunk, reading only its inside part.
+    template <int kThreads>
+    __device__ static void copy_async(T* s, const T* x, int64_t ld, int mn_left, int k_left) {
+        static_assert(kRows * kChunks % kThreads == 0, "every thread copies the same number of chunks");
+#pragma unroll
+        for (int i = 0; i < kRows * kChunks / kThreads; ++i) {
+            const int q = threadIdx.x + i * kThreads;
+            const ChunkRef c = chunk_ref(x, ld, mn_left, k_left, q);
+            ptx::cp_async_16_partial(s + chunk_offset(q / kChunks, q % kChunks), c.src,
+                                     c.count * static_cast<int>(sizeof(T)));
+        }
+    }
+
+    // Through registers: fetch() issues the global loads, store() writes them to shared
+    // memory (a kernel can compute in between). With kVec (16-byte aligned operands, as for
+    // copy_async) a whole inside chunk is one 16-byte load; otherwise, and at the edges,
+    // element by element.
+    template <int kThreads, bool kVec>
+    struct Staged {
+        static constexpr int kPerThread = kRows * kChunks / kThreads;
+        static_assert(kRows * kChunks % kThreads == 0, "every thread copies the same number of chunks");
+        uint4 r[kPerThread];
+
+        __device__ void fetch(const T* x, int64_t ld, int mn_left, int k_left) {
+#pragma unroll
+            for (int i = 0; i < kPerThread; ++i) {
+                const ChunkRef c = chunk_ref(x, ld, mn_left, k_left, threadIdx.x + i * kThreads);
+                if (kVec && c.count == kChunkElems) {
+                    r[i] = *reinterpret_cast<const uint4*>(c.src);
+                    continue;
+                }
+                T v[kChunkElems];
+#pragma unroll
+                for (int e = 0; e < kChunkElems; ++e) v[e] = e < c.count ? c.src[e] : T(0.0f);
+                r[i] = *reinterpret_cast<const uint4*>(v);
+            }
+        }
+        __device__ void store(T* s) const {
+#pragma unroll
+            for (int i = 0; i < kPerThread; ++i) {
+                const int q = threadIdx.x + i * kThreads;
+                *reinterpret_cast<uint4*>(s + chunk_offset(q / kChunks, q % kChunks)) = r[i];
+            }
+        }
+    };
+
+    // The same copy for the pipelined steps, with everything that does not change from slab
+    // to slab worked out once per thread: a thread's chunks are kRowStep rows apart, which
+    // (a multiple of the swizzle's period) keeps their XOR equal, so chunk i sits at a fixed
+    // distance from chunk 0 in shared memory as in global memory. Inside the matrix (`full`,
+    // true for all but the edge blocks) a chunk costs one address add and one cp.async.
+    // Requires 16-byte aligned operands (as copy_async).
+    template <int kThreads>
+    struct CopyPlan {
+        static constexpr int kPerThread = kRows * kChunks / kThreads;
+        static constexpr int kRowStep = kThreads / kChunks;
+        static constexpr int kXorPeriod = kScalarReads ? 4 : 8;
+        static_assert(kThreads % kChunks == 0 && kRowStep % kXorPeriod == 0,
+                      "a thread's chunks share one swizzle phase");
+        static_assert(kRows * kChunks % kThreads == 0, "every thread copies the same number of chunks");
+        int row0, first;        // chunk 0 of this thread: its row, and its first element along the row
+        uint32_t smem0;         // its byte offset in a stage
+        int64_t global0, step;  // its element offset from the slab origin, and the offset between chunks
+
+        __device__ explicit CopyPlan(int64_t ld) {
+            row0 = threadIdx.x / kChunks;
+            first = threadIdx.x % kChunks * kChunkElems;
+            smem0 = chunk_offset(row0, threadIdx.x % kChunks) * static_cast<uint32_t>(sizeof(T));
+            global0 = first + row0 * ld;
+            step = kRowStep * ld;
+        }
+
+        // Copies the slab at x (as copy_async) into the stage at shared byte address `stage`.
+        __device__ void issue(uint32_t stage, const T* x, int mn_left, int k_left, bool full) const {
+            constexpr uint32_t kSmemStep = kRowStep * kRowElems * sizeof(T);
+            if (full) {
+#pragma unroll
+                for (int i = 0; i < kPerThread; ++i)
+                    ptx::cp_async_16_partial_at(stage + smem0 + i * kSmemStep, x + global0 + i * step, 16);
+                return;
+            }
+            const int row_left = kMnContiguous ? k_left : mn_left, line_left = kMnContiguous ? mn_left : k_left;
+            const int count = max(0, min(kChunkElems, line_left - first));
+#pragma unroll
+            for (int i = 0; i < kPerThread; ++i) {
+                const bool inside = row0 + i * kRowStep < row_left && count > 0;
+                ptx::cp_async_16_partial_at(stage + smem0 + i * kSmemStep, inside ? x + global0 + i * step : x,
+                                            inside ? count * static_cast<int>(sizeof(T)) : 0);
+            }
+        }
+    };
+
+    // Byte offsets of this lane's ldmatrix rows for a warp whose mn range starts at wmn0 and
+    // spans kBlocks blocks of 16, worked out once: every fragment load in the main loop is
+    // then one ldmatrix at (offset + a compile-time constant). The XOR depends on the lane and
+    // on the k step (k-major slabs) or the 16-block (mn-major slabs), so one offset is kept
+    // per step or per block; the other index moves by whole swizzle periods (16 rows).
+    template <int kBlocks>
+    struct Fragments {
+        static_assert(!kScalarReads, "TF32 mn-major slabs are read word by word (load_fragment)");
+        static constexpr int kSteps = BK / kChunkElems / 2;
+        static constexpr int kOffsets = kMnContiguous ? kBlocks : kSteps;
+        static constexpr int kRowBytes = kRowElems * static_cast<int>(sizeof(T));
+        uint32_t off[kOffsets];
+
+        __device__ explicit Fragments(int wmn0) {
+            const int lane = threadIdx.x % 32, quad = lane / 8, row8 = lane % 8;
+            const int mn_hi = mn_half(quad) * 8, k_hi = k_half(quad);
+#pragma unroll
+            for (int v = 0; v < kOffsets; ++v) {
+                const int e = kMnContiguous ? chunk_offset(k_hi * kChunkElems + row8, (wmn0 + 16 * v + mn_hi) / kChunkElems)
+                                            : chunk_offset(wmn0 + mn_hi + row8, 2 * v + k_hi);
+                off[v] = e * static_cast<uint32_t>(sizeof(T));
+            }
+        }
+
+        // load_fragment(r, s, wmn0 + 16 * block, 2 * step) for the stage at shared address `stage`.
+        __device__ void load(uint32_t (&r)[4], uint32_t stage, int block, int step) const {
+            if constexpr (kMnContiguous)
+                ptx::ldmatrix_x4_trans_at(r, stage + off[block] + step * 16 * kRowBytes);
+            else
+                ptx::ldmatrix_x4_at(r, stage + off[step] + block * 16 * kRowBytes);
+        }
+    };
+
+    // Fragments' interface for TF32 mn-major slabs: word reads at addresses worked out per load.
+    template <int kBlocks>
+    struct WordFragments {
+        int wmn0;
+        __device__ explicit WordFragments(int wmn0_) : wmn0(wmn0_) {}
+        __device__ void load(uint32_t (&r)[4], uint32_t stage, int block, int step) const {
+            const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int mn = wmn0 + 16 * block + mn_half(q) * 8 + g, k = (2 * step + k_half(q)) * kChunkElems + t;
+                const int e = chunk_offset(k, mn / kChunkElems) + mn % kChunkElems;
+                asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r[q]) : "r"(stage + e * 4));
+            }
+        }
+    };
+
+    // The fragment reader of this slab for a warp spanning kBlocks blocks of 16 along mn.
+    template <int kBlocks>
+    using Reader = std::conditional_t<kScalarReads, WordFragments<kBlocks>, Fragments<kBlocks>>;
+
+    // ---- shared -> registers -----------------------------------------------------------
+    // The 16 (mn) x 2-chunk (k) block at (mn0, chunk kc0 of k) as four 8 x 1-chunk matrices.
+    // Lane l gets row l/4 of each matrix, k pair 2(l%4) (16-bit) or word l%4 (TF32). For A the
+    // order is (mn lo, k lo), (mn hi, k lo), (mn lo, k hi), (mn hi, k hi): the fragment a0..a3
+    // of mma.sync. For B it is (n lo, k lo), (n lo, k hi), (n hi, k lo), (n hi, k hi): two n8
+    // fragments {r0, r1} and {r2, r3}, each in the consecutive register pair mma.sync reads
+    // (the A order would leave them in r0, r2 and force a register move per mma).
+    __device__ static void load_fragment(uint32_t (&r)[4], const T* s, int mn0, int kc0) {
+        const int lane = threadIdx.x % 32, quad = lane / 8, row8 = lane % 8;
+        const int mn_hi = mn_half(quad) * 8, k_hi = k_half(quad);
+        if constexpr (kScalarReads) {
+            // [k][mn] words: the word at (mn0 + g (+8), k = 4 * chunk + t) for each matrix.
+            const int g = lane / 4, t = lane % 4;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int mn = mn0 + mn_half(q) * 8 + g, k = (kc0 + k_half(q)) * kChunkElems + t;
+                r[q] = *reinterpret_cast<const uint32_t*>(s + chunk_offset(k, mn / kChunkElems) + mn % kChunkElems);
+            }
+        } else if constexpr (kMnContiguous) {
+            // [k][mn]: matrix rows are k; lane gives row k = 8 * (kc0 + k_hi) + row8, chunk of mn.
+            const int k = (kc0 + k_hi) * kChunkElems + row8;
+            ptx::ldmatrix_x4_trans(r, s + chunk_offset(k, (mn0 + mn_hi) / kChunkElems));
+        } else {
+            // [mn][k]: matrix rows are mn; lane gives row mn0 + mn_hi + row8, chunk kc0 + k_hi.
+            ptx::ldmatrix_x4(r, s + chunk_offset(mn0 + mn_hi + row8, kc0 + k_hi));
+        }
+    }
+};
+
+}  // namespace gemmkit::tensor

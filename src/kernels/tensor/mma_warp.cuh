@@ -1,0 +1,138 @@
+// What every mma.sync step (03-06) does per warp: the MMA of one element type, the warp
+// tile's pass over one shared K-slab, and the epilogue that writes the accumulators to C.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/tensor/mma_slab.cuh"
+#include "ptx/mma.cuh"
+
+namespace gemmkit::tensor {
+
+// The tile shape: BM x BN block tile of C, K-slabs of BK elements, WM x WN per warp.
+// The warp tile is MI x NI mma tiles of 16 x 8.
+template <int BM_, int BN_, int BK_, int WM_, int WN_>
+struct MmaTileCfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
+    static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int MI = WM / 16, NI = WN / 8;
+    static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
+    static_assert(WM % 16 == 0 && WN % 16 == 0, "a warp tile is whole 16 x 16 blocks (NI even: B loads in pairs)");
+};
+
+// d += a * b on the tensor cores: m16n8k16 for FP16/BF16, m16n8k8 TF32 for float data.
+// Either consumes two 16-byte chunks of k per operand row.
+template <class T>
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    if constexpr (std::is_same_v<T, float>)
+        ptx::mma_m16n8k8_tf32(d, a, b0, b1);
+    else
+        ptx::mma_m16n8k16<T>(d, a, b0, b1);
+}
+
+// TF32 operands are rounded to nearest (as the reference does); 16-bit types pass through.
+template <class T>
+__device__ __forceinline__ void round_for_mma(uint32_t (&r)[4]) {
+    if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) r[i] = ptx::cvt_rna_tf32(r[i]);
+    }
+}
+
+// acc += (warp's WM rows of sA) x (warp's WN columns of sB) over the whole slab.
+// Equivalent to: for each k in the slab, acc[i][j] += A(wm0 + i, k) * B(k, wn0 + j).
+template <class Cfg, class T, class SlabA, class SlabB>
+__device__ __forceinline__ void warp_mma_slab(float (&acc)[Cfg::MI][Cfg::NI][4], const T* sA, const T* sB, int wm0,
+                                              int wn0) {
+    constexpr int kSteps = Cfg::BK / SlabA::kChunkElems / 2;  // one mma takes 2 chunks of k
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step) {
+        uint32_t a[Cfg::MI][4], b[Cfg::NI / 2][4];
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi) {
+            SlabA::load_fragment(a[mi], sA, wm0 + mi * 16, 2 * step);
+            round_for_mma<T>(a[mi]);
+        }
+#pragma unroll
+        for (int nj = 0; nj < Cfg::NI / 2; ++nj) {
+            SlabB::load_fragment(b[nj], sB, wn0 + nj * 16, 2 * step);
+            round_for_mma<T>(b[nj]);
+        }
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+                // n-tile ni is half (ni % 2) of the 16-wide pair ni / 2: registers {0, 1} or {2, 3}.
+                mma<T>(acc[mi][ni], a[mi], b[ni / 2][2 * (ni % 2)], b[ni / 2][2 * (ni % 2) + 1]);
+    }
+}
+
+// warp_mma_slab for the pipelined steps: the same loops, with fragment addresses from
+// per-thread readers (MmaSlab::Fragments) and the stage given as a shared address.
+template <class Cfg, class T, class ReaderA, class ReaderB>
+__device__ __forceinline__ void warp_mma_stage(float (&acc)[Cfg::MI][Cfg::NI][4], const ReaderA& fa,
+                                               const ReaderB& fb, uint32_t stage_a, uint32_t stage_b) {
+    constexpr int kSteps = Cfg::BK * static_cast<int>(sizeof(T)) / 32;  // one mma takes 2 chunks of k
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step) {
+        uint32_t a[Cfg::MI][4], b[Cfg::NI / 2][4];
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi) {
+            fa.load(a[mi], stage_a, mi, step);
+            round_for_mma<T>(a[mi]);
+        }
+#pragma unroll
+        for (int nj = 0; nj < Cfg::NI / 2; ++nj) {
+            fb.load(b[nj], stage_b, nj, step);
+            round_for_mma<T>(b[nj]);
+        }
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+                mma<T>(acc[mi][ni], a[mi], b[ni / 2][2 * (ni % 2)], b[ni / 2][2 * (ni % 2) + 1]);
+    }
+}
+
+// C = alpha * acc + beta * C for the warp tile at (m0 + wm0, n0 + wn0), inside m x n only.
+// Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile.
+template <class Cfg, class TC>
+__device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][Cfg::NI][4], TC* C, int64_t ldc,
+                                                   int m, int n, int m0, int n0, float alpha, float beta) {
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int i = m0 + mi * 16 + g + 8 * (r / 2), j = n0 + ni * 8 + 2 * t + r % 2;
+                if (i < m && j < n) store_scaled(C, ldc, i, j, acc[mi][ni][r], alpha, beta);
+            }
+}
+
+// Whether A and B allow 16-byte chunk copies: 16-byte aligned, each column a whole number of
+// chunks. (C is written element by element and needs nothing.)
+template <class T>
+bool operands_chunk_aligned(const Problem& p) {
+    constexpr int64_t kChunk = 16 / sizeof(T);
+    const auto ok = [](const void* ptr, int64_t ld) {
+        return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % kChunk == 0;
+    };
+    return ok(p.A, p.lda) && ok(p.B, p.ldb);
+}
+
+// op(X)(mn0, 0) of an operand whose slab is kMnContiguous (X[mn + k*ld]) or not (X[k + mn*ld]),
+// and how far one K-slab of BK moves it.
+template <bool kMnContiguous, class T>
+__device__ __forceinline__ const T* slab_origin(const T* x, int64_t ld, int mn0) {
+    return kMnContiguous ? x + mn0 : x + mn0 * ld;
+}
+template <bool kMnContiguous>
+__device__ __forceinline__ int64_t slab_stride(int64_t ld, int bk) {
+    return kMnContiguous ? bk * ld : bk;
+}
+
+}  // namespace gemmkit::tensor
