@@ -86,6 +86,13 @@ extern "C" gemmkit_status gemmkit_sgemm(cudaStream_t stream, gemmkit_op transa, 
                            C, GEMMKIT_R_32F, ldc, GEMMKIT_COMPUTE_32F, nullptr);
 }
 
+extern "C" gemmkit_status gemmkit_dgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
+                                        int64_t n, int64_t k, const double* alpha, const double* A, int64_t lda,
+                                        const double* B, int64_t ldb, const double* beta, double* C, int64_t ldc) {
+    return gemmkit_gemm_ex(stream, transa, transb, m, n, k, alpha, A, GEMMKIT_R_64F, lda, B, GEMMKIT_R_64F, ldb, beta,
+                           C, GEMMKIT_R_64F, ldc, GEMMKIT_COMPUTE_64F, nullptr);
+}
+
 extern "C" gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
                                           int64_t n, int64_t k, const void* alpha, const void* A,
                                           gemmkit_dtype a_type, int64_t lda, const void* B, gemmkit_dtype b_type,

@@ -56,6 +56,13 @@ gemmkit_status gemmkit_sgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op 
                              const float* B, int64_t ldb,
                              const float* beta, float* C, int64_t ldc);
 
+/* FP64 GEMM (FP64 accumulation); the kernel is chosen automatically. */
+gemmkit_status gemmkit_dgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                             int64_t m, int64_t n, int64_t k,
+                             const double* alpha, const double* A, int64_t lda,
+                             const double* B, int64_t ldb,
+                             const double* beta, double* C, int64_t ldc);
+
 /* Typed GEMM. alpha/beta point to values of the compute type (float for
  * GEMMKIT_COMPUTE_32F*, double for GEMMKIT_COMPUTE_64F). kernel is NULL or
  * "auto" for automatic choice, or an exact name from gemmkit_kernel_name(). */

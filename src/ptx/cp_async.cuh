@@ -23,9 +23,6 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool val
 __device__ __forceinline__ void cp_async_16_partial_at(uint32_t dst, const void* src, int src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
-__device__ __forceinline__ void cp_async_16_partial(void* dst, const void* src, int src_bytes) {
-    cp_async_16_partial_at(smem_addr(dst), src, src_bytes);
-}
 
 // Copies 4 bytes, or writes a zero when !valid. Lets a copy land anywhere in shared
 // memory, e.g. transposed. (.ca: the 4-byte form has no L2-only variant.)

@@ -14,7 +14,6 @@
 
 namespace gemmkit::ptx {
 
-
 // `row` is this lane's row address in the shared window (smem_addr of a pointer).
 __device__ __forceinline__ void ldmatrix_x4_at(uint32_t (&r)[4], uint32_t row) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -26,11 +25,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans_at(uint32_t (&r)[4], uint32_t 
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(row));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* row) { ldmatrix_x4_at(r, smem_addr(row)); }
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* row) {
-    ldmatrix_x4_trans_at(r, smem_addr(row));
 }
 
 }  // namespace gemmkit::ptx

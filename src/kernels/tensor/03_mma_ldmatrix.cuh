@@ -50,6 +50,8 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_ldmatrix_kernel(GemmArgs<T,
     rB.store(sB[0]);
     __syncthreads();
 
+    const typename SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
+    const typename SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
     float acc[Cfg::MI][Cfg::NI][4] = {};
     const int slabs = (args.k + Cfg::BK - 1) / Cfg::BK;
     for (int s = 0; s < slabs; ++s) {
@@ -61,7 +63,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_ldmatrix_kernel(GemmArgs<T,
             rA.fetch(gA, args.lda, m_left, args.k - (s + 1) * Cfg::BK);
             rB.fetch(gB, args.ldb, n_left, args.k - (s + 1) * Cfg::BK);
         }
-        warp_mma_slab<Cfg, T, SlabA, SlabB>(acc, sA[cur], sB[cur], wm0, wn0);
+        warp_mma_stage<Cfg, T>(acc, fragsA, fragsB, ptx::smem_addr(sA[cur]), ptx::smem_addr(sB[cur]));
         if (more) {  // the other buffer was last read before the previous barrier
             rA.store(sA[cur ^ 1]);
             rB.store(sB[cur ^ 1]);

@@ -23,7 +23,7 @@
 namespace gemmkit::tensor {
 
 // T: the element as stored (half, bf16, or float for TF32). MN x BK elements of op(X).
-// kIsB: the slab of B, whose fragments pair up differently (see load_fragment).
+// kIsB: the slab of B, whose fragments pair up differently (see Fragments).
 template <class T, int MN, int BK, bool kMnContiguous, bool kIsB>
 struct MmaSlab {
     static constexpr int kChunkElems = 16 / static_cast<int>(sizeof(T));  // 8 halfs or 4 floats
@@ -75,23 +75,9 @@ struct MmaSlab {
         return {count > 0 ? x + first + row * ld : x, count};
     }
 
-    // 16-byte aligned operands (x 16-byte aligned, ld a multiple of kChunkElems): cp.async
-    // of each chunk, reading only its inside part.
-    template <int kThreads>
-    __device__ static void copy_async(T* s, const T* x, int64_t ld, int mn_left, int k_left) {
-        static_assert(kRows * kChunks % kThreads == 0, "every thread copies the same number of chunks");
-#pragma unroll
-        for (int i = 0; i < kRows * kChunks / kThreads; ++i) {
-            const int q = threadIdx.x + i * kThreads;
-            const ChunkRef c = chunk_ref(x, ld, mn_left, k_left, q);
-            ptx::cp_async_16_partial(s + chunk_offset(q / kChunks, q % kChunks), c.src,
-                                     c.count * static_cast<int>(sizeof(T)));
-        }
-    }
-
     // Through registers: fetch() issues the global loads, store() writes them to shared
-    // memory (a kernel can compute in between). With kVec (16-byte aligned operands, as for
-    // copy_async) a whole inside chunk is one 16-byte load; otherwise, and at the edges,
+    // memory (a kernel can compute in between). With kVec (x 16-byte aligned, ld a multiple
+    // of kChunkElems) a whole inside chunk is one 16-byte load; otherwise, and at the edges,
     // element by element.
     template <int kThreads, bool kVec>
     struct Staged {
@@ -122,12 +108,12 @@ struct MmaSlab {
         }
     };
 
-    // The same copy for the pipelined steps, with everything that does not change from slab
-    // to slab worked out once per thread: a thread's chunks are kRowStep rows apart, which
+    // The copy for the pipelined steps, by cp.async, with everything that does not change
+    // from slab to slab worked out once per thread: a thread's chunks are kRowStep rows apart, which
     // (a multiple of the swizzle's period) keeps their XOR equal, so chunk i sits at a fixed
     // distance from chunk 0 in shared memory as in global memory. Inside the matrix (`full`,
     // true for all but the edge blocks) a chunk costs one address add and one cp.async.
-    // Requires 16-byte aligned operands (as copy_async).
+    // Requires 16-byte aligned operands (as Staged's kVec).
     template <int kThreads>
     struct CopyPlan {
         static constexpr int kPerThread = kRows * kChunks / kThreads;
@@ -148,7 +134,8 @@ struct MmaSlab {
             step = kRowStep * ld;
         }
 
-        // Copies the slab at x (as copy_async) into the stage at shared byte address `stage`.
+        // Copies the slab at x into the stage at shared byte address `stage`: each chunk
+        // reads only its inside part (cp.async src-size), the rest is zero-filled.
         __device__ void issue(uint32_t stage, const T* x, int mn_left, int k_left, bool full) const {
             constexpr uint32_t kSmemStep = kRowStep * kRowElems * sizeof(T);
             if (full) {
@@ -168,6 +155,14 @@ struct MmaSlab {
         }
     };
 
+    // ---- shared -> registers -----------------------------------------------------------
+    // A fragment load reads the 16 (mn) x 2-chunk (k) block at (mn0, chunk kc0 of k) as four
+    // 8 x 1-chunk matrices; lane l gets row l/4 of each, k pair 2(l%4) (16-bit) or word l%4
+    // (TF32). For A the order is (mn lo, k lo), (mn hi, k lo), (mn lo, k hi), (mn hi, k hi):
+    // the fragment a0..a3 of mma.sync. For B it is (n lo, k lo), (n lo, k hi), (n hi, k lo),
+    // (n hi, k hi): two n8 fragments {r0, r1} and {r2, r3}, each in the consecutive register
+    // pair mma.sync reads (the A order would leave them in r0, r2: a register move per mma).
+    //
     // Byte offsets of this lane's ldmatrix rows for a warp whose mn range starts at wmn0 and
     // spans kBlocks blocks of 16, worked out once: every fragment load in the main loop is
     // then one ldmatrix at (offset + a compile-time constant). The XOR depends on the lane and
@@ -175,7 +170,7 @@ struct MmaSlab {
     // per step or per block; the other index moves by whole swizzle periods (16 rows).
     template <int kBlocks>
     struct Fragments {
-        static_assert(!kScalarReads, "TF32 mn-major slabs are read word by word (load_fragment)");
+        static_assert(!kScalarReads, "TF32 mn-major slabs are read word by word (WordFragments)");
         static constexpr int kSteps = BK / kChunkElems / 2;
         static constexpr int kOffsets = kMnContiguous ? kBlocks : kSteps;
         static constexpr int kRowBytes = kRowElems * static_cast<int>(sizeof(T));
@@ -192,7 +187,7 @@ struct MmaSlab {
             }
         }
 
-        // load_fragment(r, s, wmn0 + 16 * block, 2 * step) for the stage at shared address `stage`.
+        // The fragment at (wmn0 + 16 * block, chunk 2 * step of k) of the stage at shared address `stage`.
         __device__ void load(uint32_t (&r)[4], uint32_t stage, int block, int step) const {
             if constexpr (kMnContiguous)
                 ptx::ldmatrix_x4_trans_at(r, stage + off[block] + step * 16 * kRowBytes);
@@ -201,7 +196,8 @@ struct MmaSlab {
         }
     };
 
-    // Fragments' interface for TF32 mn-major slabs: word reads at addresses worked out per load.
+    // Fragments' interface for TF32 mn-major slabs: word reads at addresses worked out per load
+    // (ldmatrix .trans moves 16-bit elements only).
     template <int kBlocks>
     struct WordFragments {
         int wmn0;
@@ -221,33 +217,6 @@ struct MmaSlab {
     template <int kBlocks>
     using Reader = std::conditional_t<kScalarReads, WordFragments<kBlocks>, Fragments<kBlocks>>;
 
-    // ---- shared -> registers -----------------------------------------------------------
-    // The 16 (mn) x 2-chunk (k) block at (mn0, chunk kc0 of k) as four 8 x 1-chunk matrices.
-    // Lane l gets row l/4 of each matrix, k pair 2(l%4) (16-bit) or word l%4 (TF32). For A the
-    // order is (mn lo, k lo), (mn hi, k lo), (mn lo, k hi), (mn hi, k hi): the fragment a0..a3
-    // of mma.sync. For B it is (n lo, k lo), (n lo, k hi), (n hi, k lo), (n hi, k hi): two n8
-    // fragments {r0, r1} and {r2, r3}, each in the consecutive register pair mma.sync reads
-    // (the A order would leave them in r0, r2 and force a register move per mma).
-    __device__ static void load_fragment(uint32_t (&r)[4], const T* s, int mn0, int kc0) {
-        const int lane = threadIdx.x % 32, quad = lane / 8, row8 = lane % 8;
-        const int mn_hi = mn_half(quad) * 8, k_hi = k_half(quad);
-        if constexpr (kScalarReads) {
-            // [k][mn] words: the word at (mn0 + g (+8), k = 4 * chunk + t) for each matrix.
-            const int g = lane / 4, t = lane % 4;
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const int mn = mn0 + mn_half(q) * 8 + g, k = (kc0 + k_half(q)) * kChunkElems + t;
-                r[q] = *reinterpret_cast<const uint32_t*>(s + chunk_offset(k, mn / kChunkElems) + mn % kChunkElems);
-            }
-        } else if constexpr (kMnContiguous) {
-            // [k][mn]: matrix rows are k; lane gives row k = 8 * (kc0 + k_hi) + row8, chunk of mn.
-            const int k = (kc0 + k_hi) * kChunkElems + row8;
-            ptx::ldmatrix_x4_trans(r, s + chunk_offset(k, (mn0 + mn_hi) / kChunkElems));
-        } else {
-            // [mn][k]: matrix rows are mn; lane gives row mn0 + mn_hi + row8, chunk kc0 + k_hi.
-            ptx::ldmatrix_x4(r, s + chunk_offset(mn0 + mn_hi + row8, kc0 + k_hi));
-        }
-    }
 };
 
 }  // namespace gemmkit::tensor

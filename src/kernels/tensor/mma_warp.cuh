@@ -41,36 +41,9 @@ __device__ __forceinline__ void round_for_mma(uint32_t (&r)[4]) {
     }
 }
 
-// acc += (warp's WM rows of sA) x (warp's WN columns of sB) over the whole slab.
-// Equivalent to: for each k in the slab, acc[i][j] += A(wm0 + i, k) * B(k, wn0 + j).
-template <class Cfg, class T, class SlabA, class SlabB>
-__device__ __forceinline__ void warp_mma_slab(float (&acc)[Cfg::MI][Cfg::NI][4], const T* sA, const T* sB, int wm0,
-                                              int wn0) {
-    constexpr int kSteps = Cfg::BK / SlabA::kChunkElems / 2;  // one mma takes 2 chunks of k
-#pragma unroll
-    for (int step = 0; step < kSteps; ++step) {
-        uint32_t a[Cfg::MI][4], b[Cfg::NI / 2][4];
-#pragma unroll
-        for (int mi = 0; mi < Cfg::MI; ++mi) {
-            SlabA::load_fragment(a[mi], sA, wm0 + mi * 16, 2 * step);
-            round_for_mma<T>(a[mi]);
-        }
-#pragma unroll
-        for (int nj = 0; nj < Cfg::NI / 2; ++nj) {
-            SlabB::load_fragment(b[nj], sB, wn0 + nj * 16, 2 * step);
-            round_for_mma<T>(b[nj]);
-        }
-#pragma unroll
-        for (int mi = 0; mi < Cfg::MI; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < Cfg::NI; ++ni)
-                // n-tile ni is half (ni % 2) of the 16-wide pair ni / 2: registers {0, 1} or {2, 3}.
-                mma<T>(acc[mi][ni], a[mi], b[ni / 2][2 * (ni % 2)], b[ni / 2][2 * (ni % 2) + 1]);
-    }
-}
-
-// warp_mma_slab for the pipelined steps: the same loops, with fragment addresses from
-// per-thread readers (MmaSlab::Fragments) and the stage given as a shared address.
+// acc += (warp's WM rows of the A stage) x (warp's WN columns of the B stage) over one slab.
+// Equivalent to: for each k in the slab, acc[i][j] += A(wm0 + i, k) * B(k, wn0 + j). The
+// readers (MmaSlab::Reader) hold the lane's fragment addresses; stages are shared addresses.
 template <class Cfg, class T, class ReaderA, class ReaderB>
 __device__ __forceinline__ void warp_mma_stage(float (&acc)[Cfg::MI][Cfg::NI][4], const ReaderA& fa,
                                                const ReaderB& fb, uint32_t stage_a, uint32_t stage_b) {
