@@ -389,3 +389,26 @@ TEST(KernelList, OutOfRangeIndexGivesNull) {
 }
 
 }  // namespace
+
+namespace {
+
+// gemmkit_dgemm runs the same checks as gemmkit_sgemm, before any device work.
+TEST(Dgemm, NegativeSizeIsRejectedByName) {
+    const double alpha = 1, beta = 0;
+    const double* A = fake_ptr<const double>(0x1000);
+    double* C = fake_ptr<double>(0x3000);
+    EXPECT_EQ(gemmkit_dgemm(nullptr, GEMMKIT_OP_N, GEMMKIT_OP_N, 4, -1, 2, &alpha, A, 4, A, 2, &beta, C, 4),
+              GEMMKIT_INVALID_VALUE);
+    EXPECT_TRUE(names(gemmkit_last_error(), "n"));
+}
+
+TEST(Dgemm, ShortLeadingDimensionIsRejectedByName) {
+    const double alpha = 1, beta = 0;
+    const double* A = fake_ptr<const double>(0x1000);
+    double* C = fake_ptr<double>(0x3000);
+    EXPECT_EQ(gemmkit_dgemm(nullptr, GEMMKIT_OP_T, GEMMKIT_OP_N, 4, 3, 2, &alpha, A, 1, A, 2, &beta, C, 4),
+              GEMMKIT_INVALID_VALUE);
+    EXPECT_TRUE(names(gemmkit_last_error(), "lda"));
+}
+
+}  // namespace
