@@ -45,6 +45,10 @@ struct KernelInfo {
 template <auto kKernel>
 const void* entry_of() { return reinterpret_cast<const void*>(kKernel); }
 
+// KernelInfo::tile of a configuration struct with BM, BN, BK and kThreads.
+template <class Cfg>
+constexpr TileShape tile_of() { return {Cfg::BM, Cfg::BN, Cfg::BK, Cfg::kThreads}; }
+
 // All kernels, in family then ladder order.
 const std::vector<KernelInfo>& registry();
 

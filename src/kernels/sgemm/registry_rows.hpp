@@ -22,9 +22,6 @@ inline bool supports_f32_simt(const Problem& p, std::string* why) {
     return true;
 }
 
-template <class Cfg>
-constexpr TileShape tile_of() { return {Cfg::BM, Cfg::BN, Cfg::BK, Cfg::kThreads}; }
-
 inline constexpr const char* kVec4FastPath =
     "all ops; A and B 16-byte aligned with lda, ldb divisible by 4 (else 4-byte loads)";
 

@@ -42,9 +42,6 @@ inline bool supports_tf32(const Problem& p, std::string* why) {
     return true;
 }
 
-template <class Cfg>
-constexpr TileShape tile_of() { return {Cfg::BM, Cfg::BN, Cfg::BK, Cfg::kThreads}; }
-
 // The "f16." and "bf16." rows of one kernel: one launch function (it dispatches on the types),
 // an NN entry point per type for the resource reports, full speed for all ops when aligned.
 inline void add_half_pair(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,

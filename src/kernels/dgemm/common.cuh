@@ -1,0 +1,182 @@
+// Device helpers shared by the FP64 CUDA-core ladder (column-major, cuBLAS semantics).
+//
+// Shared-memory banks are 4 bytes wide and there are 32 of them; a double covers two. A warp's
+// 8-byte accesses are served half a warp (16 lanes, 128 bytes) at a time, its 16-byte accesses a
+// quarter warp (8 lanes, 128 bytes) at a time, so an access is conflict-free when the 16 (or 8)
+// lanes of each part touch distinct 8-byte (16-byte) words modulo 128 bytes, or the same word.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/launch_common.cuh"
+
+namespace gemmkit::dgemm {
+
+// Offset of op(X)(row, col) in a column-major X: op N reads X[row + col*ld], op T reads X[col + row*ld].
+template <bool kTrans>
+__device__ __forceinline__ int64_t op_offset(int row, int col, int64_t ld) {
+    return kTrans ? col + row * ld : row + col * ld;
+}
+
+// C = alpha*acc + beta*C, without reading C when beta == 0 (NaN in C must not leak).
+__device__ __forceinline__ void store_c(double* c, double acc, double alpha, double beta) {
+    *c = beta == 0.0 ? alpha * acc : fma(alpha, acc, beta * *c);
+}
+
+// Rows i and i+1 of one column of C (c points at row i), `rows_left` = m - i >= 1: one 16-byte
+// access when both rows are inside and C allows it (vec), else element by element.
+__device__ __forceinline__ void store_c2(double* c, int rows_left, double acc0, double acc1, double alpha,
+                                         double beta, bool vec) {
+    if (vec && rows_left >= 2) {
+        double2 out = make_double2(alpha * acc0, alpha * acc1);
+        if (beta != 0.0) {
+            const double2 old = *reinterpret_cast<const double2*>(c);
+            out = make_double2(fma(beta, old.x, out.x), fma(beta, old.y, out.y));
+        }
+        *reinterpret_cast<double2*>(c) = out;
+        return;
+    }
+    store_c(c, acc0, alpha, beta);
+    if (rows_left >= 2) store_c(c + 1, acc1, alpha, beta);
+}
+
+// Whether X allows 16-byte accesses: base 16-byte aligned and every column (op N) or row (op T)
+// starting 16-byte aligned too (even ld). Offsets the kernels add to it are even as well.
+inline __host__ __device__ bool vec2_ok(const void* ptr, int64_t ld) {
+    return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 2 == 0;
+}
+
+// with_ops, plus a third compile-time flag: whether both operands allow 16-byte loads.
+// Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
+template <class Fn>
+cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
+    const bool vec = vec2_ok(p.A, p.lda) && vec2_ok(p.B, p.ldb);
+    return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
+}
+
+// Moves one BK x BMN K-slab of an operand from global memory to shared memory in two halves,
+// so a kernel can issue the global loads early (load) and store them later (store): the basis
+// of every step's prefetch. Element by element (8-byte loads); steps 01-02.
+// "mn" is the row of op(A) or the column of op(B); x points at the slab's first element:
+//   kMnContiguous  -> element (mn, p) at x[mn + p*ld]   (A with op N, B with op T)
+//   !kMnContiguous -> element (mn, p) at x[p + mn*ld]   (A with op T, B with op N)
+// Consecutive threads take consecutive global addresses in both cases, so loads coalesce.
+// Elements past mn_count or k_count are not read and become 0, so the FMA loop needs no checks.
+// Equivalent to: for each (p, mn) in the slab: s[p][mn] = in range ? x(mn, p) : 0.
+template <int BK, int BMN, int kThreads, bool kMnContiguous>
+struct ElementLoader {
+    static constexpr int kPerThread = BK * BMN / kThreads;
+    static_assert(BK * BMN % kThreads == 0, "every thread moves the same number of elements");
+
+    double r[kPerThread];
+
+    // Element e of the slab, in the order of its global addresses.
+    __device__ __forceinline__ static void place(int e, int* mn, int* p) {
+        *mn = kMnContiguous ? e % BMN : e / BK;
+        *p = kMnContiguous ? e / BMN : e % BK;
+    }
+
+    __device__ __forceinline__ void load(const double* x, int64_t ld, int mn_count, int k_count) {
+#pragma unroll
+        for (int it = 0; it < kPerThread; ++it) {
+            int mn, p;
+            place(threadIdx.x + it * kThreads, &mn, &p);
+            r[it] = mn < mn_count && p < k_count ? x[kMnContiguous ? mn + p * ld : p + mn * ld] : 0.0;
+        }
+    }
+
+    // s is [BK][kStride], k-major. Along mn, a half-warp stores 16 consecutive doubles. Along k,
+    // a half-warp stores 8 k rows x 2 mn, at (p*kStride + mn) % 16 = (2p + mn) % 16 doubles when
+    // kStride % 16 == 2: 16 distinct words, conflict-free. Unpadded (kStride = 128) all 8 k rows
+    // would share a bank pair: 8-way conflicts.
+    template <int kStride>
+    __device__ __forceinline__ void store(double* s) const {
+        static_assert(kMnContiguous || kStride % 16 == 2, "transposing stores need rows 2 doubles off a 128-byte bank cycle");
+#pragma unroll
+        for (int it = 0; it < kPerThread; ++it) {
+            int mn, p;
+            place(threadIdx.x + it * kThreads, &mn, &p);
+            s[p * kStride + mn] = r[it];
+        }
+    }
+};
+
+// As ElementLoader, but each thread owns kGroups pairs of elements that are consecutive in
+// global memory (along mn when kMnContiguous, along k otherwise); steps 03-05.
+// With kVec, a pair inside the matrix is one 16-byte load (LDG.128); that needs x 16-byte
+// aligned and ld even (the launch checks vec2_ok; the slab offsets the kernels add are even).
+// Pairs crossing the edge, or all pairs without kVec, load element by element.
+template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec>
+struct PairLoader {
+    static constexpr int kLine = kMnContiguous ? BMN : BK;  // contiguous run in global memory
+    static constexpr int kGroups = BK * BMN / 2 / kThreads;
+    static_assert(kLine % 2 == 0, "pairs must tile the contiguous dimension");
+    static_assert(BK * BMN % (2 * kThreads) == 0, "every thread moves the same number of pairs");
+
+    double2 r[kGroups];
+
+    // Pair g covers contiguous offsets c, c+1 of line o.
+    __device__ __forceinline__ static void place(int g, int* c, int* o) {
+        *c = g % (kLine / 2) * 2;
+        *o = g / (kLine / 2);
+    }
+
+    // With bounds checks: outside elements are not read and become 0.
+    __device__ __forceinline__ void load(const double* x, int64_t ld, int mn_count, int k_count) {
+        const int line_count = kMnContiguous ? mn_count : k_count;  // valid along the contiguous dim
+        const int other_count = kMnContiguous ? k_count : mn_count;
+#pragma unroll
+        for (int it = 0; it < kGroups; ++it) {
+            int c, o;
+            place(threadIdx.x + it * kThreads, &c, &o);
+            const double* src = x + c + o * ld;
+            if (kVec && c + 1 < line_count && o < other_count) {
+                r[it] = *reinterpret_cast<const double2*>(src);
+            } else {
+                const bool line_ok = o < other_count;
+                r[it].x = line_ok && c < line_count ? src[0] : 0.0;
+                r[it].y = line_ok && c + 1 < line_count ? src[1] : 0.0;
+            }
+        }
+    }
+
+    // Without bounds checks: the whole BK x BMN slab lies inside the matrix (step 05's interior).
+    __device__ __forceinline__ void load_interior(const double* x, int64_t ld) {
+#pragma unroll
+        for (int it = 0; it < kGroups; ++it) {
+            int c, o;
+            place(threadIdx.x + it * kThreads, &c, &o);
+            const double* src = x + c + o * ld;
+            if (kVec) {
+                r[it] = *reinterpret_cast<const double2*>(src);
+            } else {
+                r[it].x = src[0];
+                r[it].y = src[1];
+            }
+        }
+    }
+
+    // s is [BK][kStride], k-major. A pair along mn is one 16-byte store; a quarter-warp stores 8
+    // consecutive double2s (128 bytes): conflict-free. A pair along k is transposed on the way
+    // in, two 8-byte stores into consecutive k rows; a half-warp holds pairs c = 0, 2, 4, 6 of
+    // 4 consecutive mn, at (c*kStride + mn) % 16 = (2c + mn) % 16 doubles when kStride % 16 == 2:
+    // 16 distinct words, conflict-free.
+    template <int kStride>
+    __device__ __forceinline__ void store(double* s) const {
+        static_assert(kStride % 2 == 0, "16-byte stores and loads need 16-byte aligned rows");
+        static_assert(kMnContiguous || kStride % 16 == 2, "transposing stores need rows 2 doubles off a 128-byte bank cycle");
+#pragma unroll
+        for (int it = 0; it < kGroups; ++it) {
+            int c, o;
+            place(threadIdx.x + it * kThreads, &c, &o);
+            if (kMnContiguous) {
+                *reinterpret_cast<double2*>(&s[o * kStride + c]) = r[it];
+            } else {
+                s[c * kStride + o] = r[it].x;
+                s[(c + 1) * kStride + o] = r[it].y;
+            }
+        }
+    }
+};
+
+}  // namespace gemmkit::dgemm

@@ -1,0 +1,43 @@
+// Registry rows of the FP64 CUDA-core ladder, steps 01-05.
+#include "kernels/dgemm/01_unroll_prefetch.cuh"
+#include "kernels/dgemm/02_double_buffer.cuh"
+#include "kernels/dgemm/03_vector_smem.cuh"
+#include "kernels/dgemm/04_two_level_prefetch.cuh"
+#include "kernels/dgemm/05_edge_fast.cuh"
+
+#include "kernels/dgemm/registry_rows.hpp"
+
+namespace gemmkit::dgemm {
+
+namespace {
+constexpr const char* kAnyAlignment = "all ops; any size, ld and 8-byte alignment";
+constexpr const char* kVec2FastPath =
+    "all ops; A and B 16-byte aligned with lda, ldb even (else 8-byte loads), C likewise for 16-byte stores";
+}  // namespace
+
+void add_dgemm_kernels(std::vector<KernelInfo>* table) {
+    const KernelInfo rows[] = {
+        {"dgemm.01_unroll_prefetch", 1, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 60,
+         "128x128 tiles, BK 8, 8x8 doubles per thread; loops unrolled, next K-slab prefetched into registers",
+         kAnyAlignment, kAllOps, 8, tile_of<UnrollPrefetchCfg>(), supports_f64, launch_unroll_prefetch,
+         entry_of<&unroll_prefetch_kernel<false, false>>},
+        {"dgemm.02_double_buffer", 2, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 60,
+         "two shared buffers: one barrier per K-slab", kAnyAlignment, kAllOps, 8, tile_of<DoubleBufferCfg>(),
+         supports_f64, launch_double_buffer, entry_of<&double_buffer_kernel<false, false>>},
+        {"dgemm.03_vector_smem", 3, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 60,
+         "double2 fragments (LDS.128) from conflict-free padded rows, 16-byte global loads when aligned",
+         kVec2FastPath, kAllOps, 16, tile_of<VectorSmemCfg>(), supports_f64, launch_vector_smem,
+         entry_of<&vector_smem_kernel<false, false, true>>},
+        {"dgemm.04_two_level_prefetch", 4, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 60,
+         "double-buffered register fragments too: shared latency hidden behind DFMAs", kVec2FastPath, kAllOps, 16,
+         tile_of<TwoLevelPrefetchCfg>(), supports_f64, launch_two_level_prefetch,
+         entry_of<&two_level_prefetch_kernel<false, false, true>>},
+        {"dgemm.05_edge_fast", 5, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 60,
+         "bounds checks only in edge blocks (block-uniform branch): odd sizes stay fast, no padding copy",
+         kVec2FastPath, kAllOps, 16, tile_of<EdgeFastCfg>(), supports_f64, launch_edge_fast,
+         entry_of<&edge_fast_kernel<false, false, true>>},
+    };
+    table->insert(table->end(), std::begin(rows), std::end(rows));
+}
+
+}  // namespace gemmkit::dgemm
