@@ -13,6 +13,10 @@ namespace {
 constexpr const char* kAnyAlignment = "all ops; any size, ld and 8-byte alignment";
 constexpr const char* kVec2FastPath =
     "all ops; A and B 16-byte aligned with lda, ldb even (else 8-byte loads), C likewise for 16-byte stores";
+// Step 05 with 8-byte loads (4097^3: 18.4 TFLOP/s) still beats steps 01-04 on aligned data, so
+// it declares any alignment full speed and `auto` takes it for unaligned problems too.
+constexpr const char* kEdgeFastPath =
+    "all ops; any alignment (16-byte loads and stores when A, B, C are 16-byte aligned with even ld)";
 }  // namespace
 
 void add_dgemm_kernels(std::vector<KernelInfo>* table) {
@@ -34,7 +38,7 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          entry_of<&two_level_prefetch_kernel<false, false, true>>},
         {"dgemm.05_edge_fast", 5, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 60,
          "bounds checks only in edge blocks (block-uniform branch): odd sizes stay fast, no padding copy",
-         kVec2FastPath, kAllOps, 16, tile_of<EdgeFastCfg>(), supports_f64, launch_edge_fast,
+         kEdgeFastPath, kAllOps, 8, tile_of<EdgeFastCfg>(), supports_f64, launch_edge_fast,
          entry_of<&edge_fast_kernel<false, false, true>>},
     };
     table->insert(table->end(), std::begin(rows), std::end(rows));

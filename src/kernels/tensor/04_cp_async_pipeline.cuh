@@ -10,7 +10,8 @@
 // (the rest zero-filled), so edges cost nothing extra.
 // Preconditions: none for correctness. Fast path (cp.async): A and B 16-byte aligned with lda,
 // ldb multiples of 16 bytes. Other operands run step 03's register-staged kernel instead.
-// Measured: see docs/ladder.md (H100 figures filled in from the bench).
+// Measured (H200, commit 29b6a7d; NN, % of cuBLAS with the same types): 4096^3 FP16 419
+// TFLOP/s (54.5%), BF16 427 (53.3%); 8192^3 438 / 450 (56.4 / 55.6%). docs/ladder.md.
 #pragma once
 
 #include "kernels/tensor/03_mma_ldmatrix.cuh"

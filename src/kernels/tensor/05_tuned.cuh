@@ -7,9 +7,11 @@
 // 128 x 256, 64 x 32 warp tiles, BK 64). Two blocks of 4 warps per SM won: while one block
 // waits at its barrier the other computes.
 //
-// Bottleneck removed: L2 misses of launch order on large C (8192^3: 54 -> 56% of cuBLAS).
+// Bottleneck it aims at: L2 misses of launch order on large C. Measured, the grouped order is
+// within noise of step 04 on the H200 (its 60 MiB L2 holds a 4096^2 BF16 operand pair).
 // Preconditions: as step 04.
-// Measured (H200, bf16, % of cuBLAS): 4096^3 52%, 8192^3 56% — see docs/ladder.md.
+// Measured (H200, commit 29b6a7d; NN, % of cuBLAS with the same types): 4096^3 FP16 411
+// TFLOP/s (53.2%), BF16 416 (51.9%); 8192^3 52-56% over runs (s3: 54.6%). docs/ladder.md.
 #pragma once
 
 #include "kernels/tensor/04_cp_async_pipeline.cuh"
