@@ -3,6 +3,7 @@
 #include "analysis/device_info.hpp"
 #include "commands.hpp"
 #include "registry.hpp"
+#include "verify/verify.hpp"
 
 namespace gemmkit::cli {
 
@@ -32,8 +33,9 @@ int cmd_list(const Options& o) {
     }
     std::printf("%-32s %-5s %-6s %-6s  %s\n", "kernel", "step", "types", "min_sm", "technique / full speed for");
     for (const KernelInfo* k : kernels) {
-        std::printf("%-32s %-5d %-6s sm_%-3d  %s\n", k->name, k->level, dtype_name(k->dtype), k->min_sm,
-                    k->description);
+        // The types a call needs (C of the operands' type; FP16/BF16 also take FP32 C): "tf32", not "f32".
+        const std::string types = verify::types_name(verify::types_of(*k, false));
+        std::printf("%-32s %-5d %-6s sm_%-3d  %s\n", k->name, k->level, types.c_str(), k->min_sm, k->description);
         std::printf("%-32s %-5s %-6s %-6s  full speed: %s\n", "", "", "", "", k->fast_path);
     }
     return 0;
