@@ -57,6 +57,20 @@ const KernelInfo* find_kernel(const char* name) {
     return nullptr;
 }
 
+bool has_types(const Problem& p, gemmkit_dtype abc, gemmkit_compute compute, const char* kind,
+               const char* compute_name, std::string* why) {
+    if (p.a_type != abc || p.b_type != abc || p.c_type != abc) {
+        *why = std::string(kind) + " kernel; the problem has A/B/C of " + dtype_name(p.a_type) + "/" +
+               dtype_name(p.b_type) + "/" + dtype_name(p.c_type);
+        return false;
+    }
+    if (p.compute != compute) {
+        *why = std::string(kind) + " kernel; compute must be " + compute_name;
+        return false;
+    }
+    return true;
+}
+
 bool serves_fast(const KernelInfo& info, const Problem& p) {
     if ((info.fast_ops & op_bit(p.transa, p.transb)) == 0) return false;
     return operands_aligned(p, info.fast_alignment);

@@ -41,6 +41,12 @@ struct KernelInfo {
     int dynamic_smem_bytes = 0;  // requested at launch, beyond its static __shared__ arrays
 };
 
+// For a family whose A, B and C all have type `abc` and whose accumulation is `compute`
+// (named `compute_name`): whether p has those types; otherwise *why says what a `kind` kernel
+// ("FP32", "TF32", "FP64") needs.
+bool has_types(const Problem& p, gemmkit_dtype abc, gemmkit_compute compute, const char* kind,
+               const char* compute_name, std::string* why);
+
 // KernelInfo::entry for a __global__ function: entry_of<&my_kernel<...>>.
 template <auto kKernel>
 const void* entry_of() { return reinterpret_cast<const void*>(kKernel); }

@@ -65,6 +65,37 @@ cudaError_t launch_with_smem(void (*kernel)(Params...), dim3 grid, int threads, 
     return cudaGetLastError();
 }
 
+// Offset of op(X)(row, col) in a column-major X: op N reads X[row + col*ld], op T reads X[col + row*ld].
+template <bool kTrans>
+__host__ __device__ __forceinline__ int64_t op_offset(int row, int col, int64_t ld) {
+    return kTrans ? col + row * ld : row + col * ld;
+}
+
+// Whether X (elements of T, leading dimension ld) allows 16-byte accesses: its base 16-byte
+// aligned and every column (op N) or row (op T) starting 16-byte aligned too.
+template <class T>
+__host__ __device__ __forceinline__ bool aligned16(const void* x, int64_t ld) {
+    return reinterpret_cast<uintptr_t>(x) % 16 == 0 && ld * static_cast<int64_t>(sizeof(T)) % 16 == 0;
+}
+
+// with_ops, plus a third compile-time flag: whether A and B (elements of T) both allow
+// 16-byte loads. Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
+template <class T, class Fn>
+cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
+    const bool vec = aligned16<T>(p.A, p.lda) && aligned16<T>(p.B, p.ldb);
+    return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
+}
+
+// C = alpha*acc + beta*C (FP32 or FP64), without reading C when beta == 0 (NaN in C must not leak).
+template <class T>
+__device__ __forceinline__ void store_c(T* c, T acc, T alpha, T beta) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "scaled in the type of C");
+    if constexpr (std::is_same_v<T, float>)
+        *c = beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *c);
+    else
+        *c = beta == 0.0 ? alpha * acc : fma(alpha, acc, beta * *c);
+}
+
 inline unsigned ceil_div(int64_t a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
 
 }  // namespace gemmkit

@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(VectorSmemCfg::kThreads) vector_smem_kernel(Ge
         buf ^= 1;
     }
     // For each (q, c) a half-warp writes 16 consecutive double2s of one column: 256 bytes.
-    const bool vec_c = vec2_ok(g.C, g.ldc);
+    const bool vec_c = aligned16<double>(g.C, g.ldc);
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int j = j0 + tj + c / 2 * kPS + c % 2;
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(VectorSmemCfg::kThreads) vector_smem_kernel(Ge
 inline cudaError_t launch_vector_smem(const Problem& p, cudaStream_t stream) {
     using Cfg = VectorSmemCfg;
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
+    return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
         vector_smem_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
             <<<grid, Cfg::kThreads, 0, stream>>>(make_args<double>(p));
         return cudaGetLastError();

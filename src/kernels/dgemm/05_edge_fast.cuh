@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmAr
         }
     }
     // For each (q, c) a half-warp writes 16 consecutive double2s of one column: 256 bytes.
-    const bool vec_c = vec2_ok(g.C, g.ldc);
+    const bool vec_c = aligned16<double>(g.C, g.ldc);
     if (interior) {  // block-uniform: every row and column of the tile is inside C
 #pragma unroll
         for (int c = 0; c < Cfg::TN; ++c) {
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmAr
 inline cudaError_t launch_edge_fast(const Problem& p, cudaStream_t stream) {
     using Cfg = EdgeFastCfg;
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
+    return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
         edge_fast_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
             <<<grid, Cfg::kThreads, 0, stream>>>(make_args<double>(p));
         return cudaGetLastError();

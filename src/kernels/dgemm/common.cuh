@@ -12,17 +12,6 @@
 
 namespace gemmkit::dgemm {
 
-// Offset of op(X)(row, col) in a column-major X: op N reads X[row + col*ld], op T reads X[col + row*ld].
-template <bool kTrans>
-__device__ __forceinline__ int64_t op_offset(int row, int col, int64_t ld) {
-    return kTrans ? col + row * ld : row + col * ld;
-}
-
-// C = alpha*acc + beta*C, without reading C when beta == 0 (NaN in C must not leak).
-__device__ __forceinline__ void store_c(double* c, double acc, double alpha, double beta) {
-    *c = beta == 0.0 ? alpha * acc : fma(alpha, acc, beta * *c);
-}
-
 // Rows i and i+1 of one column of C (c points at row i), `rows_left` = m - i >= 1: one 16-byte
 // access when both rows are inside and C allows it (vec), else element by element.
 __device__ __forceinline__ void store_c2(double* c, int rows_left, double acc0, double acc1, double alpha,
@@ -38,20 +27,6 @@ __device__ __forceinline__ void store_c2(double* c, int rows_left, double acc0, 
     }
     store_c(c, acc0, alpha, beta);
     if (rows_left >= 2) store_c(c + 1, acc1, alpha, beta);
-}
-
-// Whether X allows 16-byte accesses: base 16-byte aligned and every column (op N) or row (op T)
-// starting 16-byte aligned too (even ld). Offsets the kernels add to it are even as well.
-inline __host__ __device__ bool vec2_ok(const void* ptr, int64_t ld) {
-    return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 2 == 0;
-}
-
-// with_ops, plus a third compile-time flag: whether both operands allow 16-byte loads.
-// Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
-template <class Fn>
-cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
-    const bool vec = vec2_ok(p.A, p.lda) && vec2_ok(p.B, p.ldb);
-    return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
 }
 
 // Moves one BK x BMN K-slab of an operand from global memory to shared memory in two halves,
@@ -104,7 +79,7 @@ struct ElementLoader {
 // As ElementLoader, but each thread owns kGroups pairs of elements that are consecutive in
 // global memory (along mn when kMnContiguous, along k otherwise); steps 03-05.
 // With kVec, a pair inside the matrix is one 16-byte load (LDG.128); that needs x 16-byte
-// aligned and ld even (the launch checks vec2_ok; the slab offsets the kernels add are even).
+// aligned and ld even (the launch checks aligned16<double>; the slab offsets the kernels add are even).
 // Pairs crossing the edge, or all pairs without kVec, load element by element.
 template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec>
 struct PairLoader {

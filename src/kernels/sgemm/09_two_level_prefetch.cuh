@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads) two_level_prefe
 inline cudaError_t launch_two_level_prefetch(const Problem& p, cudaStream_t stream) {
     using Cfg = TwoLevelPrefetchCfg;
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
+    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
         two_level_prefetch_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
             <<<grid, Cfg::kThreads, 0, stream>>>(make_args<float>(p));
         return cudaGetLastError();

@@ -100,7 +100,7 @@ template <class Cfg>
 __device__ __forceinline__ void store_thread_tile(const GemmArgs<float>& g, const float (&acc)[Cfg::TM][Cfg::TN], int i,
                                                   int j) {
     constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
-    const bool vec_c = c_vec4_ok(g);
+    const bool vec_c = aligned16<float>(g.C, g.ldc);
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int col = j + c / 4 * kColStep + c % 4;
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) tuned_kernel(G
 template <class Cfg>
 cudaError_t launch_tuned(const Problem& p, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
+    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
         return launch_with_smem(tuned_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>, grid,
                                 Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<float>(p));
     });

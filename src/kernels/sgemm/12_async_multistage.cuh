@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
 template <class Cfg>
 cudaError_t launch_async_multistage(const Problem& p, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec(p, [&](auto ta, auto tb, auto vec) {
+    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
         return launch_with_smem(async_multistage_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>, grid,
                                 Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<float>(p));
     });

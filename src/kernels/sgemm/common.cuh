@@ -7,17 +7,6 @@
 
 namespace gemmkit::sgemm {
 
-// Offset of op(X)(row, col) in a column-major X: op N reads X[row + col*ld], op T reads X[col + row*ld].
-template <bool kTrans>
-__device__ __forceinline__ int64_t op_offset(int row, int col, int64_t ld) {
-    return kTrans ? col + row * ld : row + col * ld;
-}
-
-// C = alpha*acc + beta*C, without reading C when beta == 0 (NaN in C must not leak).
-__device__ __forceinline__ void store_c(float* c, float acc, float alpha, float beta) {
-    *c = beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *c);
-}
-
 // Copies one K-slab of an operand into shared memory: s[p][mn] for p < BK, mn < BMN,
 // zero-filling past mn_count / k_count so the FMA loop needs no bounds checks.
 // `x` points at the slab's first element. "mn" is the row of op(A) or the column of op(B):
@@ -106,12 +95,6 @@ struct SlabLoader {
     }
 };
 
-// Whether the 16-byte global loads are allowed: base 16-byte aligned, and every column
-// (op N) or row (op T) starting 16-byte aligned too.
-inline bool vec4_ok(const void* ptr, int64_t ld) {
-    return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 4 == 0;
-}
-
 }  // namespace gemmkit::sgemm
 
 namespace gemmkit::sgemm {
@@ -136,23 +119,6 @@ __device__ __forceinline__ void store_c4(float* c, int rows_left, float4 acc, fl
         if (r < rows_left) store_c(c + r, v[r], alpha, beta);
 }
 
-// Whether C's columns can be written 16 bytes at a time.
-__device__ __forceinline__ bool c_vec4_ok(const GemmArgs<float>& g) {
-    return reinterpret_cast<uintptr_t>(g.C) % 16 == 0 && g.ldc % 4 == 0;
-}
-
-}  // namespace gemmkit::sgemm
-
-namespace gemmkit::sgemm {
-
-// with_ops, plus a third compile-time flag: whether both operands allow 16-byte loads.
-// Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
-template <class Fn>
-cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
-    const bool vec = vec4_ok(p.A, p.lda) && vec4_ok(p.B, p.ldb);
-    return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
-}
-
 }  // namespace gemmkit::sgemm
 
 namespace gemmkit::sgemm {
@@ -162,7 +128,7 @@ namespace gemmkit::sgemm {
 // Each quadrant column is one float4 when C allows it (store_c4).
 template <int kRowStep, int kColStep>
 __device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const float (&acc)[8][8], int i, int j) {
-    const bool vec_c = c_vec4_ok(g);
+    const bool vec_c = aligned16<float>(g.C, g.ldc);
 #pragma unroll
     for (int c = 0; c < 8; ++c) {
         const int col = j + c / 4 * kColStep + c % 4;

@@ -10,16 +10,7 @@ namespace gemmkit::sgemm {
 
 // The FP32 SIMT ladder serves any FP32 problem with FP32 accumulation.
 inline bool supports_f32_simt(const Problem& p, std::string* why) {
-    if (p.a_type != GEMMKIT_R_32F || p.b_type != GEMMKIT_R_32F || p.c_type != GEMMKIT_R_32F) {
-        *why = std::string("FP32 kernel; the problem has A/B/C of ") + dtype_name(p.a_type) + "/" +
-               dtype_name(p.b_type) + "/" + dtype_name(p.c_type);
-        return false;
-    }
-    if (p.compute != GEMMKIT_COMPUTE_32F) {
-        *why = "FP32 kernel; compute must be GEMMKIT_COMPUTE_32F";
-        return false;
-    }
-    return true;
+    return has_types(p, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, "FP32", "GEMMKIT_COMPUTE_32F", why);
 }
 
 inline constexpr const char* kVec4FastPath =

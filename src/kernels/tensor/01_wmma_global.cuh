@@ -38,13 +38,6 @@ namespace wmma = nvcuda::wmma;
 
 constexpr int kFrag = 16;  // WMMA m16n16k16: every fragment here is a 16x16 tile
 
-// Offset of op(X)(row, col) in a column-major X: op N reads X[row + col*ld], op T reads X[col + row*ld].
-// With ld = 16 it is also the offset inside a 16x16 staging tile stored the way WMMA reads it.
-template <bool kTrans>
-__device__ __forceinline__ int64_t op_offset(int row, int col, int64_t ld) {
-    return kTrans ? col + row * ld : row + col * ld;
-}
-
 // An operand stored column-major (op N) is read as col_major; a transposed one is, seen
 // through op, row-major with the same ld.
 template <bool kTrans>

@@ -153,13 +153,6 @@ __global__ void __launch_bounds__(WmmaSmemCfg::kThreads) wmma_smem_kernel(GemmAr
             store_acc_tile(g, acc[fm][fn], sC, i0 + wi + fm * kFrag, j0 + wj + fn * kFrag);
 }
 
-// Whether an operand's slabs can be copied 16 bytes at a time: the base 16-byte aligned and
-// every column (op N) or row (op T) starting 16-byte aligned too.
-template <class T>
-bool wmma_smem_vec_ok(const T* x, int64_t ld) {
-    return reinterpret_cast<uintptr_t>(x) % 16 == 0 && ld * static_cast<int64_t>(sizeof(T)) % 16 == 0;
-}
-
 // One launch function for f16 and bf16: the problem's types pick T (A, B) and TC (C), its
 // ops and alignment the copy's template flags.
 inline cudaError_t launch_wmma_smem(const Problem& p, cudaStream_t stream) {
@@ -169,7 +162,7 @@ inline cudaError_t launch_wmma_smem(const Problem& p, cudaStream_t stream) {
         using T = typename decltype(t)::type;
         using TC = typename decltype(tc)::type;
         const GemmArgs<T, TC> args = make_args<T, TC>(p);
-        const bool vec = wmma_smem_vec_ok(args.A, args.lda) && wmma_smem_vec_ok(args.B, args.ldb);
+        const bool vec = aligned16<T>(args.A, args.lda) && aligned16<T>(args.B, args.ldb);
         return with_ops(p, [&](auto ta, auto tb) {
             constexpr bool kTransA = decltype(ta)::value, kTransB = decltype(tb)::value;
             if (vec)

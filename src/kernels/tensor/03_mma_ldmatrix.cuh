@@ -37,10 +37,10 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_ldmatrix_kernel(GemmArgs<T,
     const int m0 = blockIdx.x * Cfg::BM, n0 = blockIdx.y * Cfg::BN;
     const int warp = threadIdx.x / 32;
     const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
-    const T* gA = slab_origin<!kTransA>(args.A, args.lda, m0);
-    const T* gB = slab_origin<kTransB>(args.B, args.ldb, n0);
-    const int64_t strideA = slab_stride<!kTransA>(args.lda, Cfg::BK);
-    const int64_t strideB = slab_stride<kTransB>(args.ldb, Cfg::BK);
+    const T* gA = args.A + op_offset<kTransA>(m0, 0, args.lda);  // op(A)(m0, 0), then one slab on
+    const T* gB = args.B + op_offset<kTransB>(0, n0, args.ldb);  // op(B)(0, n0), then one slab on
+    const int64_t strideA = op_offset<kTransA>(0, Cfg::BK, args.lda);
+    const int64_t strideB = op_offset<kTransB>(Cfg::BK, 0, args.ldb);
     const int m_left = args.m - m0, n_left = args.n - n0;
 
     typename SlabA::template Staged<Cfg::kThreads, kVec> rA;

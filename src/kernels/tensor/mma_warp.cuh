@@ -86,26 +86,10 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][C
             }
 }
 
-// Whether A and B allow 16-byte chunk copies: 16-byte aligned, each column a whole number of
-// chunks. (C is written element by element and needs nothing.)
+// Whether A and B allow 16-byte chunk copies (C is written element by element and needs nothing).
 template <class T>
 bool operands_chunk_aligned(const Problem& p) {
-    constexpr int64_t kChunk = 16 / sizeof(T);
-    const auto ok = [](const void* ptr, int64_t ld) {
-        return reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % kChunk == 0;
-    };
-    return ok(p.A, p.lda) && ok(p.B, p.ldb);
-}
-
-// op(X)(mn0, 0) of an operand whose slab is kMnContiguous (X[mn + k*ld]) or not (X[k + mn*ld]),
-// and how far one K-slab of BK moves it.
-template <bool kMnContiguous, class T>
-__device__ __forceinline__ const T* slab_origin(const T* x, int64_t ld, int mn0) {
-    return kMnContiguous ? x + mn0 : x + mn0 * ld;
-}
-template <bool kMnContiguous>
-__device__ __forceinline__ int64_t slab_stride(int64_t ld, int bk) {
-    return kMnContiguous ? bk * ld : bk;
+    return aligned16<T>(p.A, p.lda) && aligned16<T>(p.B, p.ldb);
 }
 
 }  // namespace gemmkit::tensor

@@ -30,16 +30,7 @@ bool supports_half(const Problem& p, std::string* why) {
 
 // TF32 rows: FP32 A, B, C with GEMMKIT_COMPUTE_32F_FAST_TF32 (inputs rounded to TF32).
 inline bool supports_tf32(const Problem& p, std::string* why) {
-    if (p.a_type != GEMMKIT_R_32F || p.b_type != GEMMKIT_R_32F || p.c_type != GEMMKIT_R_32F) {
-        *why = std::string("TF32 kernel; the problem has A/B/C of ") + dtype_name(p.a_type) + "/" +
-               dtype_name(p.b_type) + "/" + dtype_name(p.c_type);
-        return false;
-    }
-    if (p.compute != GEMMKIT_COMPUTE_32F_FAST_TF32) {
-        *why = "TF32 kernel; compute must be GEMMKIT_COMPUTE_32F_FAST_TF32";
-        return false;
-    }
-    return true;
+    return has_types(p, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, "TF32", "GEMMKIT_COMPUTE_32F_FAST_TF32", why);
 }
 
 // The "f16." and "bf16." rows of one kernel: one launch function (it dispatches on the types),
