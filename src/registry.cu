@@ -29,6 +29,7 @@ std::vector<KernelInfo> build_registry() {
     tensor::add_mma_ldmatrix_kernels(&table);
     tensor::add_pipeline_kernels(&table);
     tensor::add_tf32_kernels(&table);
+    tensor::add_hopper_kernels(&table);
     dgemm::add_dgemm_kernels(&table);
     // ...so group rows by family, keeping each family's ladder order (families in order of
     // first appearance): `list` and the bench then show one family at a time.

@@ -21,8 +21,10 @@ namespace gemmkit::tensor {
 // A one-dimensional grid, block b -> tile (tm, tn): groups of kGroup tile-rows, m fastest.
 template <int kGroup>
 struct GroupedOrder {
-    __device__ static int2 tile(int tiles_m, int tiles_n) {
-        const int b = blockIdx.x, per_group = kGroup * tiles_n;
+    __device__ static int2 tile(int tiles_m, int tiles_n) { return tile_of(blockIdx.x, tiles_m, tiles_n); }
+    // The tile of position b in this order (a persistent block walks positions itself).
+    __device__ static int2 tile_of(int b, int tiles_m, int tiles_n) {
+        const int per_group = kGroup * tiles_n;
         const int first_m = b / per_group * kGroup, rows = min(kGroup, tiles_m - first_m);
         const int local = b % per_group;
         return make_int2(first_m + local % rows, local / rows);

@@ -35,14 +35,16 @@ inline bool supports_tf32(const Problem& p, std::string* why) {
 
 // The "f16." and "bf16." rows of one kernel: one launch function (it dispatches on the types),
 // an NN entry point per type for the resource reports, full speed for all ops when aligned.
+// min_sm: 80 for mma.sync and cp.async, 90 for wgmma and TMA.
 inline void add_half_pair(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
                           const char* description, const char* fast_path, int fast_alignment, TileShape tile,
                           cudaError_t (*launch)(const Problem&, cudaStream_t), const void* (*f16_entry)(),
-                          const void* (*bf16_entry)(), int dynamic_smem_bytes) {
-    table->push_back({f16_name, level, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, 80, description, fast_path, kAllOps,
+                          const void* (*bf16_entry)(), int dynamic_smem_bytes, int min_sm = 80) {
+    table->push_back({f16_name, level, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, min_sm, description, fast_path, kAllOps,
                       fast_alignment, tile, supports_half<GEMMKIT_R_16F>, launch, f16_entry, dynamic_smem_bytes});
-    table->push_back({bf16_name, level, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, 80, description, fast_path, kAllOps,
-                      fast_alignment, tile, supports_half<GEMMKIT_R_16BF>, launch, bf16_entry, dynamic_smem_bytes});
+    table->push_back({bf16_name, level, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, min_sm, description, fast_path,
+                      kAllOps, fast_alignment, tile, supports_half<GEMMKIT_R_16BF>, launch, bf16_entry,
+                      dynamic_smem_bytes});
 }
 
 inline constexpr const char* kChunkFastPath =
@@ -50,10 +52,12 @@ inline constexpr const char* kChunkFastPath =
 inline constexpr const char* kAsyncFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (cp.async; else step 03 runs)";
 
-// Rows of the table, in ladder order (wmma.cu, mma_ldmatrix.cu, pipeline.cu, tf32.cu).
+// Rows of the table, in ladder order (wmma.cu, mma_ldmatrix.cu, pipeline.cu, tf32.cu, and the
+// Hopper steps in kernels/hopper/registry.cu).
 void add_wmma_kernels(std::vector<KernelInfo>* table);
 void add_mma_ldmatrix_kernels(std::vector<KernelInfo>* table);
 void add_pipeline_kernels(std::vector<KernelInfo>* table);
 void add_tf32_kernels(std::vector<KernelInfo>* table);
+void add_hopper_kernels(std::vector<KernelInfo>* table);
 
 }  // namespace gemmkit::tensor

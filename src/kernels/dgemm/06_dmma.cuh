@@ -1,0 +1,300 @@
+// dgemm.06_dmma — the FP64 tensor cores: mma.sync m16n8k8 (DMMA) fed by a cp.async ring.
+//
+// Changed from 05: the multiply-adds leave the CUDA cores. A warp computes its 64x32 tile of C
+// as 4x4 tiles of 16x8 with mma.sync.m16n8k8.f64 (one DMMA.16x8x8: 1024 FMAs per instruction,
+// against one per DFMA), and K-slabs travel global -> shared by cp.async into a 4-stage ring
+// (three slabs in flight, no staging registers, one barrier per slab), as the 16-bit tensor
+// steps do. Steps 01-05 are capped by the FP64 CUDA-core peak, half the DMMA peak (H200: ~33.5
+// against ~67 TFLOP/s).
+// Why m16n8k8, not m16n8k16 (half the instructions): a k16 step holds 4 A fragments of 8
+// doubles and 2 B pairs of 8 next to the 64 accumulator doubles; ptxas then needs all 255
+// registers and spills in the op(B) = T variants. k8 halves the fragments (230-244 registers,
+// no spills) at the same shared-memory traffic; the instruction issue is far from a limit
+// (one DMMA.16x8x8 keeps an SM sub-partition's FP64 tensor pipe ~32 cycles busy).
+// Shared layout: each slab keeps global memory's contiguous direction, so every op copies
+// 16-byte chunks of two doubles: [BK][MN] for A op N / B op T, [MN][BK] for A op T / B op N.
+// Fragments are 8-byte elements (no ldmatrix), read with LDS.128. That takes two relabellings,
+// free because only the products matter: in each 16-k group, lane t's mma k-indices t, t+4 of
+// the group's two k8 steps u = 0, 1 name the physical k 4t+2u, 4t+2u+1, the same for A and B;
+// its rows g, g+8 of a 16-row block name the physical rows 2g, 2g+1 (for B, the column g of
+// n-tiles 2p, 2p+1 names the columns 16p+2g, 16p+2g+1; C's epilogue uses the same maps). A
+// lane's values are then neighbours in shared memory, two to a 16-byte read, and an XOR
+// swizzle per slab orientation (DmmaSlab) keeps the reads free of bank conflicts. The epilogue
+// writes a lane's rows 2g, 2g+1 of a column as one 16-byte store.
+// Bottleneck it removes: the FP64 CUDA-core issue rate (one FMA per lane per DFMA).
+// Preconditions: sm_90 (the m16n8k8 f64 shape). Fast path: A and B 16-byte aligned with lda,
+// ldb even (cp.async chunks); other operands run step 05's kernel. Any size and op: a chunk
+// across the m, n or k edge reads only its inside double (cp.async src-size), the rest is zero.
+// Resources: 128 registers of accumulators a thread, 128 KiB of ring a block: one block of
+// 8 warps per SM.
+// Measured: not yet measured on the GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/dgemm/05_edge_fast.cuh"
+#include "ptx/cp_async.cuh"
+#include "ptx/mma_f64.cuh"
+
+namespace gemmkit::dgemm {
+
+struct DmmaCfg {
+    static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, kStages = 4;
+    static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;  // 256
+    static constexpr int MI = WM / 16, NI = WN / 8;           // 4 x 4 mma tiles of 16 x 8 a warp
+    static constexpr int kSmemBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));  // 128 KiB
+    static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
+    static_assert(WM % 16 == 0 && WN % 16 == 0, "whole 16-row blocks; n-tiles pair up (16 columns)");
+    static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
+    static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
+    static_assert(kSmemBytes <= 227 * 1024, "the ring fits an sm_90 block's shared memory");
+};
+
+// One operand's MN x BK K-slab in shared memory: the swizzled layout, the cp.async copy from
+// global memory, and the fragment reads. "mn" is the row of op(A) or the column of op(B).
+//   kMnContiguous  (A op N, B op T): BK rows of k, MN doubles each   // [BK][MN]
+//   !kMnContiguous (A op T, B op N): MN rows of mn, BK doubles each  // [MN][BK]
+// Chunk c (doubles 2c, 2c+1) of row r is stored at chunk c ^ xor_of(r). LDS.128 serves 8 lanes
+// at a time (g = 0..1, t = 0..3 in a quarter warp); they must touch 8 different 16-byte bank
+// groups (chunk mod 8, rows being whole 128-byte lines):
+//   [BK][MN]: lane (g, t) reads row k = 4t + const, chunk 8b + g. Rows 4 apart sit at the
+//     same phase whatever padding keeps rows 16-byte aligned; XOR by 2*((r/4) % 4) = 2t gives
+//     chunks g ^ 2t: 8 distinct.
+//   [MN][BK]: lane (g, t) reads row 2g + const, chunk 2t + const. Rows 2 apart sit at the same
+//     phase; XOR by (r/2) % 2 = g gives chunks 2t + (u ^ g): 8 distinct.
+// The cp.async writes (8 lanes, 8 chunks of one row) stay conflict-free: the XOR permutes
+// chunks inside aligned groups of 8.
+template <int MN, int BK, bool kMnContiguous>
+struct DmmaSlab {
+    static constexpr int kRows = kMnContiguous ? BK : MN;
+    static constexpr int kRowElems = kMnContiguous ? MN : BK;
+    static constexpr int kChunks = kRowElems / 2;  // 16-byte chunks a row
+    static constexpr int kElems = MN * BK;
+    static constexpr int kBytes = kElems * static_cast<int>(sizeof(double));
+    static constexpr int kXorPeriod = kMnContiguous ? 16 : 2;  // rows after which xor_of repeats
+    static_assert(kChunks % 8 == 0, "rows are whole 128-byte bank lines");
+    static_assert(MN % 16 == 0 && BK % 16 == 0, "whole 16-row blocks and 16-k groups");
+
+    __host__ __device__ static constexpr int xor_of(int row) {
+        return kMnContiguous ? (row >> 2 & 3) << 1 : row >> 1 & 1;
+    }
+    // Element offset of chunk `chunk` of row `row`.
+    __host__ __device__ static constexpr int offset(int row, int chunk) {
+        return row * kRowElems + (chunk ^ xor_of(row)) * 2;
+    }
+
+    // ---- global -> shared ------------------------------------------------------------------
+    // Threads take a row in groups of kRowThreads (16 or 8: a warp reads whole 128-byte lines),
+    // each copying every kRowThreads-th chunk of it, then move kRowStep rows on. kRowThreads is
+    // a multiple of 8 and kRowStep of kXorPeriod, so all of a thread's chunks share one XOR and
+    // lie at fixed distances from its first, in shared memory as in global memory: one offset a
+    // thread, worked out once. Requires x 16-byte aligned and ld even (aligned16<double>).
+    template <int kThreads>
+    struct CopyPlan {
+        static constexpr int kRowThreads = kChunks < 16 ? kChunks : 16;
+        static constexpr int kRowStep = kThreads / kRowThreads;
+        static constexpr int kPerRow = kChunks / kRowThreads;  // a thread's chunks in one row
+        static constexpr int kPasses = kRows / kRowStep;       // its rows
+        static_assert(kThreads % kRowThreads == 0 && kRows % kRowStep == 0, "every thread copies as many chunks");
+        static_assert(kRowThreads % 8 == 0 && kRowStep % kXorPeriod == 0, "a thread's chunks share one XOR");
+        uint32_t smem0;         // byte offset of this thread's first chunk in a stage
+        int64_t global0, step;  // its element offset from the slab origin; the offset between passes
+
+        __device__ explicit CopyPlan(int64_t ld) {
+            const int row0 = threadIdx.x / kRowThreads, chunk0 = threadIdx.x % kRowThreads;
+            smem0 = offset(row0, chunk0) * static_cast<uint32_t>(sizeof(double));
+            global0 = 2 * chunk0 + row0 * ld;
+            step = kRowStep * ld;
+        }
+
+        // Copies the slab at x into the stage at shared byte address `stage`. mn_left / k_left:
+        // rows of op(X) and k still inside the matrix from the slab origin (may exceed MN / BK).
+        // `full`: the whole slab is inside (block-uniform), so no chunk needs a check. Otherwise
+        // a chunk reads only its inside doubles (cp.async src-size 16, 8 or 0); the rest is zero.
+        __device__ void issue(uint32_t stage, const double* x, int mn_left, int k_left, bool full) const {
+            constexpr uint32_t kPassBytes = kRowStep * kRowElems * sizeof(double);
+            constexpr int kChunkStride = 2 * kRowThreads;  // doubles between a thread's chunks in a row
+            const int row_left = kMnContiguous ? k_left : mn_left, line_left = kMnContiguous ? mn_left : k_left;
+            const int row0 = threadIdx.x / kRowThreads, first0 = 2 * (threadIdx.x % kRowThreads);
+#pragma unroll
+            for (int pass = 0; pass < kPasses; ++pass)
+#pragma unroll
+                for (int c = 0; c < kPerRow; ++c) {
+                    const uint32_t dst = stage + smem0 + pass * kPassBytes + c * kChunkStride * sizeof(double);
+                    const double* src = x + global0 + pass * step + c * kChunkStride;
+                    if (full) {
+                        ptx::cp_async_16_partial_at(dst, src, 16);
+                        continue;
+                    }
+                    const int inside = row0 + pass * kRowStep < row_left
+                                           ? max(0, min(2, line_left - first0 - c * kChunkStride))
+                                           : 0;
+                    ptx::cp_async_16_partial_at(dst, inside > 0 ? src : x, inside * 8);
+                }
+        }
+    };
+
+    // ---- shared -> registers ---------------------------------------------------------------
+    // Lane (g, t)'s values for k8 step `kstep` of a stage (16-k group s = kstep / 2, half
+    // u = kstep % 2) and the 16-row block `block` of a warp's range from mn0, relabelled as in
+    // the file comment:
+    //   f[2j + h] = X(mn0 + 16*block + 2g + h, 16*s + 4t + 2u + j),   j, h = 0..1
+    // For A that is mma's fragment a0..a3 as it stands; for B, n-tile 2*block + e takes
+    // b = {f[e], f[2 + e]}. Two LDS.128 either way: [BK][MN] reads (h = 0, 1) at one k,
+    // [MN][BK] reads (k, k + 1) of one row. Lane offsets are worked out once; every read in the
+    // main loop is then an offset plus a compile-time constant (the added rows and chunks leave
+    // the XOR unchanged: +16s + 2u + j rows keep (r/4) % 4 = t and +16*block + h rows keep
+    // (r/2) % 2 = g; +8*block and +8*s chunks leave the three low bits alone). u moves [MN][BK]
+    // reads by one chunk, which the XOR does change: one offset for each u.
+    struct Reader {
+        int base[kMnContiguous ? 1 : 2];  // element offsets: [0], or for [MN][BK] one per half u
+
+        __device__ explicit Reader(int mn0) {
+            const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+            if constexpr (kMnContiguous) {
+                base[0] = offset(4 * t, mn0 / 2 + g);
+            } else {
+                base[0] = offset(mn0 + 2 * g, 2 * t);
+                base[1] = offset(mn0 + 2 * g, 2 * t + 1);
+            }
+        }
+
+        __device__ void load(double (&f)[4], const double* stage, int block, int kstep) const {
+            const int s = kstep / 2, u = kstep % 2;
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                if constexpr (kMnContiguous) {  // i = j: rows 2g, 2g + 1 at one k
+                    const double2 v = *reinterpret_cast<const double2*>(
+                        stage + base[0] + (16 * s + 2 * u + i) * kRowElems + 16 * block);
+                    f[2 * i] = v.x;
+                    f[2 * i + 1] = v.y;
+                } else {  // i = h: k and k + 1 of row 2g + h
+                    const double2 v = *reinterpret_cast<const double2*>(
+                        stage + base[u] + (16 * block + i) * kRowElems + 16 * s);
+                    f[i] = v.x;
+                    f[2 + i] = v.y;
+                }
+            }
+        }
+    };
+};
+
+template <bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<double> args) {
+    using Cfg = DmmaCfg;
+    using SlabA = DmmaSlab<Cfg::BM, Cfg::BK, !kTransA>;  // op N: A[m + k*lda], m contiguous
+    using SlabB = DmmaSlab<Cfg::BN, Cfg::BK, kTransB>;   // op T: B[n + k*ldb], n contiguous
+    extern __shared__ __align__(128) double smem[];
+    double* sA = smem;                                 // [kStages][SlabA::kElems]
+    double* sB = smem + Cfg::kStages * SlabA::kElems;  // [kStages][SlabB::kElems]
+
+    const int m0 = blockIdx.x * Cfg::BM, n0 = blockIdx.y * Cfg::BN;
+    const int warp = threadIdx.x / 32;
+    const int wm0 = warp % Cfg::kWarpsM * Cfg::WM, wn0 = warp / Cfg::kWarpsM * Cfg::WN;
+    const double* gA = args.A + op_offset<kTransA>(m0, 0, args.lda);  // op(A)(m0, 0), then one slab on
+    const double* gB = args.B + op_offset<kTransB>(0, n0, args.ldb);  // op(B)(0, n0), then one slab on
+    const int64_t strideA = op_offset<kTransA>(0, Cfg::BK, args.lda);
+    const int64_t strideB = op_offset<kTransB>(Cfg::BK, 0, args.ldb);
+    const int m_left = args.m - m0, n_left = args.n - n0;
+    const int slabs = (args.k + Cfg::BK - 1) / Cfg::BK;
+    const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
+    const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
+    const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
+
+    // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
+    // closes the thread's cp.async group, so that "group s" always means "slab s".
+    auto issue = [&](int s, int stage) {
+        if (s < slabs) {
+            const int k_left = args.k - s * Cfg::BK;
+            copyA.issue(ringA + stage * SlabA::kBytes, gA + s * strideA, m_left, k_left,
+                        k_left >= Cfg::BK && m_left >= Cfg::BM);
+            copyB.issue(ringB + stage * SlabB::kBytes, gB + s * strideB, n_left, k_left,
+                        k_left >= Cfg::BK && n_left >= Cfg::BN);
+        }
+        ptx::cp_async_commit();
+    };
+
+    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s);
+
+    const typename SlabA::Reader fragsA(wm0);
+    const typename SlabB::Reader fragsB(wn0);
+    // acc[mi][ni]: mma's 16x8 D tile of rows wm0 + 16mi.. and the n-tile ni, whose columns are
+    // wn0 + 16(ni/2) + ni%2 + {0, 2, ..., 14} (relabelled; epilogue below).
+    double acc[Cfg::MI][Cfg::NI][4] = {};
+    int read_stage = 0, write_stage = Cfg::kStages - 1;
+    for (int s = 0; s < slabs; ++s) {
+        // Slab s has landed (at most kStages - 2 newer groups still in flight) for this thread;
+        // the barrier makes it so for all, and frees the stage of slab s - 1, which every warp
+        // finished reading in the previous iteration.
+        ptx::cp_async_wait<Cfg::kStages - 2>();
+        __syncthreads();
+        issue(s + Cfg::kStages - 1, write_stage);
+        const double* stA = sA + read_stage * SlabA::kElems;
+        const double* stB = sB + read_stage * SlabB::kElems;
+#pragma unroll
+        for (int kstep = 0; kstep < Cfg::BK / 8; ++kstep) {
+            double fb[Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[p]
+#pragma unroll
+            for (int p = 0; p < Cfg::NI / 2; ++p) fragsB.load(fb[p], stB, p, kstep);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi) {
+                double a[4];
+                fragsA.load(a, stA, mi, kstep);
+#pragma unroll
+                for (int ni = 0; ni < Cfg::NI; ++ni) {
+                    const double b[2] = {fb[ni / 2][ni % 2], fb[ni / 2][2 + ni % 2]};
+                    ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
+                }
+            }
+        }
+        write_stage = read_stage;  // the stage just read is the next to refill
+        read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+    }
+    ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
+
+    // D element r of lane (g, t): mma row g + 8(r/2) -> physical row 2g + r/2; mma column
+    // 2t + r%2 -> physical column 2(2t + r%2) + ni%2. Rows 2g, 2g + 1 of one column are
+    // neighbours in C: one store_c2 (a 16-byte store when C allows it).
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const bool vec_c = aligned16<double>(args.C, args.ldc);
+#pragma unroll
+    for (int mi = 0; mi < Cfg::MI; ++mi) {
+        const int i = m0 + wm0 + 16 * mi + 2 * g;  // even: 16-byte aligned when vec_c
+        if (i >= args.m) continue;
+#pragma unroll
+        for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+                const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
+                if (j < args.n)
+                    store_c2(&args.C[i + j * args.ldc], args.m - i, acc[mi][ni][c], acc[mi][ni][2 + c], args.alpha,
+                             args.beta, vec_c);
+            }
+    }
+}
+
+// Whether this binary's dmma_kernel holds sm_90 code. Built for older architectures only
+// (CMAKE_CUDA_ARCHITECTURES=80), the mma wrapper compiles to a trap, which a newer GPU would
+// JIT and run; the launcher runs step 05 instead. Asked once a process.
+inline bool dmma_compiled_for_sm90() {
+    static const bool ok = [] {
+        cudaFuncAttributes attr{};
+        return cudaFuncGetAttributes(&attr, dmma_kernel<false, false>) == cudaSuccess && attr.ptxVersion >= 90;
+    }();
+    return ok;
+}
+
+inline cudaError_t launch_dmma(const Problem& p, cudaStream_t stream) {
+    using Cfg = DmmaCfg;
+    // cp.async moves 16-byte chunks: other operands run step 05's kernel (8-byte loads).
+    if (!aligned16<double>(p.A, p.lda) || !aligned16<double>(p.B, p.ldb) || !dmma_compiled_for_sm90())
+        return launch_edge_fast(p, stream);
+    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
+    return with_ops(p, [&](auto ta, auto tb) {
+        return launch_with_smem(dmma_kernel<decltype(ta)::value, decltype(tb)::value>, grid, Cfg::kThreads,
+                                Cfg::kSmemBytes, stream, make_args<double>(p));
+    });
+}
+
+}  // namespace gemmkit::dgemm

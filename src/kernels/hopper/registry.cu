@@ -1,0 +1,52 @@
+// Registry rows of the Hopper steps (levels 6-9 of the f16 and bf16 families): wgmma + TMA.
+#include "kernels/hopper/04_persistent.cuh"
+#include "kernels/hopper/launch.cuh"
+#include "kernels/tensor/registry_rows.hpp"
+
+namespace gemmkit::tensor {
+namespace {
+
+using namespace hopper;
+
+// One step for launch_hopper_step: its configuration, grid and kernel.
+#define GK_HOPPER_STEP(Name, CfgT, GridT, kernel_name)                         \
+    struct Name : GridT<CfgT> {                                                \
+        using Cfg = CfgT;                                                      \
+        template <class T, class TC, bool kTransA, bool kTransB>              \
+        static constexpr auto kernel() { return &kernel_name<T, TC, kTransA, kTransB>; } \
+    }
+GK_HOPPER_STEP(WgmmaTmaStep, WgmmaTmaCfg, TileGrid, wgmma_tma_kernel);
+GK_HOPPER_STEP(TmaRingStep, TmaRingCfg, TileGrid, tma_ring_kernel);
+GK_HOPPER_STEP(WarpSpecializedStep, WarpSpecializedCfg, TileGrid, warp_specialized_kernel);
+GK_HOPPER_STEP(PersistentStep, PersistentCfg, PersistentGrid, persistent_kernel);
+#undef GK_HOPPER_STEP
+
+constexpr const char* kTmaFastPath =
+    "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
+
+template <class Step>
+void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
+              const char* description) {
+    using Cfg = typename Step::Cfg;
+    using SlabA = SlabOfA<half, Cfg, false>;
+    using SlabB = SlabOfB<half, Cfg, false>;
+    add_half_pair(table, f16_name, bf16_name, level, description, kTmaFastPath, 16, tile_of<Cfg>(),
+                  launch_hopper_step<Step>, entry_of<Step::template kernel<half, half, false, false>()>,
+                  entry_of<Step::template kernel<bf16, bf16, false, false>()>,
+                  ring_smem_bytes<SlabA, SlabB, Cfg::kStages>(), 90);
+}
+
+}  // namespace
+
+void add_hopper_kernels(std::vector<KernelInfo>* table) {
+    add_step<WgmmaTmaStep>(table, "f16.06_wgmma_tma", "bf16.06_wgmma_tma", 6,
+                           "wgmma.m64n256k16 from TMA-loaded swizzled slabs; one warpgroup, one stage");
+    add_step<TmaRingStep>(table, "f16.07_tma_ring_s4", "bf16.07_tma_ring_s4", 7,
+                          "4-stage TMA ring on mbarrier phases; 2 warpgroups share a 128x256 tile");
+    add_step<WarpSpecializedStep>(table, "f16.08_warp_specialized", "bf16.08_warp_specialized", 8,
+                                  "a producer warpgroup feeds 2 consumers through full/empty mbarriers; setmaxnreg");
+    add_step<PersistentStep>(table, "f16.09_persistent", "bf16.09_persistent", 9,
+                             "one block per SM walks 128x256 tiles in grouped (L2) order; ring runs across tiles");
+}
+
+}  // namespace gemmkit::tensor

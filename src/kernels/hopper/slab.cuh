@@ -1,0 +1,81 @@
+// One operand's K-slab in shared memory, as TMA writes it with the 128-byte swizzle, and the
+// wgmma descriptors that read it back. Every Hopper kernel keeps its operands this way.
+//
+// The slab holds MN x BK elements of op(X) (MN = BM for A, BN for B) in the direction global
+// memory has them contiguous, so any op combination loads with whole boxes:
+//  - K-major (op(A) = A^T, op(B) = B): each of the MN rows is BK = 64 16-bit elements of k,
+//    128 bytes, and one TMA box of 64 x MN fills the slab. Eight rows make one 1024-byte swizzle
+//    atom; the descriptor's stride-dimension offset steps to the next 8 rows (1024 bytes).
+//  - MN-major (op(A) = A, op(B) = B^T): blocks of 64 MN elements (128 bytes) x BK rows of k,
+//    one TMA box each, one after another. Within a block the 8 k-rows of an atom are 128 bytes
+//    apart; the stride-dimension offset steps 8 k (1024 bytes), the leading-dimension offset
+//    steps to the next 64-element block (a whole box).
+// PTX ISA, "Shared Memory Matrix Layout" (canonical layouts, 128B swizzling).
+#pragma once
+
+#include <cstdint>
+
+#include "ptx/cp_async.cuh"  // smem_addr
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+namespace gemmkit::hopper {
+
+template <class T, int MN_, int BK_, bool kKMajor_>
+struct SwizzledSlab {
+    static constexpr int MN = MN_, BK = BK_;
+    static constexpr bool kKMajor = kKMajor_;
+    static constexpr int kRowElems = 128 / static_cast<int>(sizeof(T));  // one 128-byte swizzled row
+    static_assert(!kKMajor || BK == kRowElems, "K-major rows are exactly one 128-byte swizzle span of k");
+    static_assert(MN % 64 == 0 && BK % 16 == 0, "whole wgmma tiles");
+    static_assert(!kKMajor || MN <= 256, "one TMA box is at most 256 rows");
+    static constexpr int kBytes = MN * BK * static_cast<int>(sizeof(T));
+    // TMA box (contiguous extent first) and how many boxes fill the slab.
+    static constexpr int kBoxRows = kRowElems;
+    static constexpr int kBoxCols = kKMajor ? MN : BK;
+    static constexpr int kBoxes = kKMajor ? 1 : MN / kRowElems;
+    static constexpr int kBoxBytes = kBytes / kBoxes;
+
+    // Asks TMA for the slab whose first element is op(X)(mn0, k0), completing on `bar`.
+    __device__ static void load(uint32_t dst, const CUtensorMap* map, int mn0, int k0, uint32_t bar) {
+        if constexpr (kKMajor) {
+            ptx::tma_load_2d(dst, map, k0, mn0, bar);
+        } else {
+#pragma unroll
+            for (int b = 0; b < kBoxes; ++b) ptx::tma_load_2d(dst + b * kBoxBytes, map, mn0 + b * kRowElems, k0, bar);
+        }
+    }
+
+    // Descriptor of the sub-tile starting at MN offset `mn` (a multiple of 64) and k offset `k`
+    // (a multiple of 16) of the slab at shared address `base` (1024-byte aligned).
+    __device__ static uint64_t descriptor(uint32_t base, int mn, int k) {
+        constexpr int kElem = static_cast<int>(sizeof(T));
+        if constexpr (kKMajor)
+            return ptx::smem_descriptor_sw128(base + mn * 128 + k * kElem, 16, 1024);  // lead offset unused
+        else
+            return ptx::smem_descriptor_sw128(base + mn / kRowElems * kBoxBytes + k * 128, kBoxBytes, 1024);
+    }
+};
+
+// op N: A stored m x k with m contiguous (MN-major); op T: k contiguous (K-major). B the other
+// way round: op N is k contiguous.
+template <class T, class Cfg, bool kTransA>
+using SlabOfA = SwizzledSlab<T, Cfg::BM, Cfg::BK, kTransA>;
+template <class T, class Cfg, bool kTransB>
+using SlabOfB = SwizzledSlab<T, Cfg::BN, Cfg::BK, !kTransB>;
+
+// Shared addresses of TMA slabs must be 1024-byte aligned (the swizzle atom): the dynamic
+// shared window is rounded up, and launches ask for this much slack.
+inline constexpr int kSlabAlignment = 1024;
+
+__device__ __forceinline__ uint32_t align_slabs(uint32_t smem_base) {
+    return (smem_base + kSlabAlignment - 1) & ~uint32_t{kSlabAlignment - 1};
+}
+
+// Dynamic shared bytes of a ring of kStages A and B slabs with up to two mbarriers a stage.
+template <class SlabA, class SlabB, int kStages>
+constexpr int ring_smem_bytes() {
+    return kSlabAlignment + kStages * (SlabA::kBytes + SlabB::kBytes) + kStages * 2 * 8;
+}
+
+}  // namespace gemmkit::hopper

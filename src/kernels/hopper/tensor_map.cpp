@@ -1,0 +1,54 @@
+#include "kernels/hopper/tensor_map.hpp"
+
+#include <cudaTypedefs.h>
+
+namespace gemmkit::hopper {
+namespace {
+
+// cuTensorMapEncodeTiled is a driver API function: fetched through the runtime, so the library
+// links no libcuda (the driver already has it loaded). Looked up once.
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void* ptr = nullptr;
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            found != cudaDriverEntryPointSuccess)
+            return PFN_cuTensorMapEncodeTiled_v12000{nullptr};
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
+    }();
+    return fn;
+}
+
+CUtensorMapDataType map_type(gemmkit_dtype type) {
+    switch (type) {
+        case GEMMKIT_R_16F: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+        case GEMMKIT_R_16BF: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        case GEMMKIT_R_64F: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+        default: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    }
+}
+
+}  // namespace
+
+bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type) {
+    const int64_t ld_bytes = ld * static_cast<int64_t>(dtype_size(type));
+    return reinterpret_cast<uintptr_t>(base) % 16 == 0 && ld_bytes % 16 == 0 && ld_bytes < (int64_t{1} << 40);
+}
+
+cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype type, uint64_t rows, uint64_t cols,
+                              int64_t ld, uint32_t box_rows, uint32_t box_cols) {
+    if (!tma_addressable(base, ld, type) || rows == 0 || cols == 0) return cudaErrorInvalidValue;
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
+    if (encode == nullptr) return cudaErrorNotSupported;
+    const cuuint64_t dims[2] = {rows, cols};
+    const cuuint64_t col_stride_bytes[1] = {static_cast<cuuint64_t>(ld) * dtype_size(type)};
+    const cuuint32_t box[2] = {box_rows, box_cols};
+    const cuuint32_t element_strides[2] = {1, 1};
+    const CUresult res = encode(map, map_type(type), 2, const_cast<void*>(base), dims, col_stride_bytes, box,
+                                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return res == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+}  // namespace gemmkit::hopper

@@ -1,0 +1,26 @@
+// Tensor maps for TMA (host code): how the copy engine sees one operand in global memory.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "problem.hpp"
+
+namespace gemmkit::hopper {
+
+// A column-major matrix of `rows` x `cols` elements of `type` (rows contiguous), leading
+// dimension ld elements, read in boxes of box_rows x box_cols that land in shared memory with
+// the 128-byte swizzle (box_rows * element size must be 128 bytes or less). Elements outside
+// the matrix read as zero. Fails with cudaErrorInvalidValue when TMA cannot address the matrix
+// (see tma_addressable), and with the driver's error when the driver has no TMA.
+cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype type, uint64_t rows, uint64_t cols,
+                              int64_t ld, uint32_t box_rows, uint32_t box_cols);
+
+// Whether TMA can read a matrix at `base` with leading dimension ld of `type`: the base
+// 16-byte aligned and ld a multiple of 16 bytes, so that every column starts on a 16-byte
+// boundary too.
+bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
+
+}  // namespace gemmkit::hopper
