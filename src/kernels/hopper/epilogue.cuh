@@ -12,12 +12,13 @@ struct OutputArgs {
     TC* C;
     int64_t ldc;
     float alpha, beta;
+    bool tma_store;  // step 6: C is written through shared memory and TMA (launch decides)
 };
 
 template <class TC>
 OutputArgs<TC> make_output_args(const Problem& p) {
     return {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), static_cast<TC*>(p.C), p.ldc,
-            static_cast<float>(p.alpha), static_cast<float>(p.beta)};
+            static_cast<float>(p.alpha), static_cast<float>(p.beta), false};
 }
 
 // Stores the accumulators of wgmma m64nN (fragment layout in ptx/wgmma.cuh) of the warpgroup

@@ -9,11 +9,6 @@
 
 namespace gemmkit::hopper {
 
-// Whether TMA can read A and B (16-byte aligned, lda and ldb multiples of 16 bytes).
-inline bool tma_ready(const Problem& p) {
-    return tma_addressable(p.A, p.lda, p.a_type) && tma_addressable(p.B, p.ldb, p.b_type);
-}
-
 // The maps of A and B as stored (op N: A is m x k, B is k x n; op T the other way round),
 // with the boxes their slabs load.
 template <class SlabA, class SlabB>
@@ -26,30 +21,64 @@ cudaError_t encode_operand_maps(const Problem& p, CUtensorMap* map_a, CUtensorMa
                              SlabB::kBoxCols);
 }
 
-// Grids: one block per tile, or (persistent) at most one block per SM.
+// Grids: one block per tile, or (persistent) as many blocks, or clusters, as can be resident
+// at once. grid(p, kernel, smem_bytes) with the kernel about to be launched.
 template <class Cfg>
 struct TileGrid {
-    static dim3 grid(const Problem& p) {
+    static dim3 grid(const Problem& p, const void* /*kernel*/, int /*smem_bytes*/) {
         return dim3(static_cast<unsigned>(ceil_div(p.m, Cfg::BM)), static_cast<unsigned>(ceil_div(p.n, Cfg::BN)));
     }
 };
+
+inline int64_t sm_count_or(int64_t fallback) {
+    DeviceState dev;
+    return current_device(&dev) == GEMMKIT_SUCCESS && dev.sm_count > 0 ? dev.sm_count : fallback;
+}
+
 template <class Cfg>
 struct PersistentGrid {
-    static dim3 grid(const Problem& p) {
-        DeviceState dev;
-        const int64_t tiles = ceil_div(p.m, Cfg::BM) * ceil_div(p.n, Cfg::BN);
-        const int64_t sms = current_device(&dev) == GEMMKIT_SUCCESS && dev.sm_count > 0 ? dev.sm_count : 132;
+    static dim3 grid(const Problem& p, const void* /*kernel*/, int /*smem_bytes*/) {
+        const int64_t tiles = ceil_div(p.m, Cfg::BM) * ceil_div(p.n, Cfg::BN), sms = sm_count_or(132);
         return dim3(static_cast<unsigned>(tiles < sms ? tiles : sms));
+    }
+};
+
+// Clusters must be resident all at once for a persistent grid, and the GPCs need not hold
+// sm_count / kCluster of them: the driver says how many fit.
+template <class Cfg>
+struct ClusterGrid {
+    static dim3 grid(const Problem& p, const void* kernel, int smem_bytes) {
+        const int64_t pairs = ceil_div(ceil_div(p.m, Cfg::BM), Cfg::kCluster) * ceil_div(p.n, Cfg::BN);
+        int64_t clusters = sm_count_or(132) / Cfg::kCluster;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kCluster));
+        config.blockDim = dim3(Cfg::kThreads);
+        config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+        int fit = 0;
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) == cudaSuccess &&
+            cudaOccupancyMaxActiveClusters(&fit, kernel, &config) == cudaSuccess && fit > 0 && fit < clusters)
+            clusters = fit;
+        return dim3(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     }
 };
 
 // What TMA cannot read runs the mma.sync pipeline (step 05), itself correct for any operand.
 using FallbackCfg = tensor::PipelineCfg<128, 128, 32, 64, 64, 4>;
 
-// Launches Step (Cfg, Grid, and `kernel<T, TC, kTransA, kTransB>`) on p.
+// Dynamic shared bytes of a step: the ring, plus step 6's staging for C (bytes do not depend
+// on the ops).
+template <class Step, class T>
+constexpr int step_smem_bytes() {
+    using Cfg = typename Step::Cfg;
+    int staging = 0;
+    if constexpr (requires { Cfg::kStagingBytes; }) staging = Cfg::kStagingBytes;
+    return ring_smem_bytes<SlabOfA<T, Cfg, false>, typename Step::template SlabB<T, false>, Cfg::kStages>() + staging;
+}
+
+// Launches Step (Cfg, grid(), SlabB, kTmaStore and `kernel<T, TC, kTransA, kTransB>`) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
-    if (!tma_ready(p)) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+    if (!tma_reads_operands(p)) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
     using Cfg = typename Step::Cfg;
     return tensor::with_half_types(p, [&](auto t, auto tc) {
         using T = typename decltype(t)::type;
@@ -57,13 +86,22 @@ cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
         return with_ops(p, [&](auto ta, auto tb) {
             constexpr bool kTransA = decltype(ta)::value, kTransB = decltype(tb)::value;
             using SlabA = SlabOfA<T, Cfg, kTransA>;
-            using SlabB = SlabOfB<T, Cfg, kTransB>;
+            using SlabB = typename Step::template SlabB<T, kTransB>;
             CUtensorMap map_a, map_b;
-            const cudaError_t err = encode_operand_maps<SlabA, SlabB>(p, &map_a, &map_b);
+            cudaError_t err = encode_operand_maps<SlabA, SlabB>(p, &map_a, &map_b);
             if (err != cudaSuccess) return err;
-            return launch_with_smem(Step::template kernel<T, TC, kTransA, kTransB>(), Step::grid(p), Cfg::kThreads,
-                                    ring_smem_bytes<SlabA, SlabB, Cfg::kStages>(), stream, map_a, map_b,
-                                    make_output_args<TC>(p));
+            constexpr auto kernel = Step::template kernel<T, TC, kTransA, kTransB>();
+            constexpr int smem = step_smem_bytes<Step, T>();
+            const dim3 grid = Step::grid(p, reinterpret_cast<const void*>(kernel), smem);
+            OutputArgs<TC> out = make_output_args<TC>(p);
+            if constexpr (Step::kTmaStore) {
+                CUtensorMap map_c = {};  // unused (zeros) when the register epilogue runs
+                out.tma_store = tma_writes_c(p) &&
+                                encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, 64, 64) == cudaSuccess;
+                return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
+            } else {
+                return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out);
+            }
         });
     });
 }

@@ -1,5 +1,5 @@
-// Registry rows of the Hopper steps (levels 6-9 of the f16 and bf16 families): wgmma + TMA.
-#include "kernels/hopper/04_persistent.cuh"
+// Registry rows of the Hopper steps (levels 6-11 of the f16 and bf16 families): wgmma + TMA.
+#include "kernels/hopper/06_tma_store.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/registry_rows.hpp"
 
@@ -8,17 +8,23 @@ namespace {
 
 using namespace hopper;
 
-// One step for launch_hopper_step: its configuration, grid and kernel.
-#define GK_HOPPER_STEP(Name, CfgT, GridT, kernel_name)                         \
-    struct Name : GridT<CfgT> {                                                \
-        using Cfg = CfgT;                                                      \
-        template <class T, class TC, bool kTransA, bool kTransB>              \
+// One step for launch_hopper_step: its configuration, grid, B slab, epilogue and kernel.
+#define GK_HOPPER_STEP(Name, CfgT, GridT, kernel_name, SlabBT, kTmaStore_)                  \
+    struct Name : GridT<CfgT> {                                                          \
+        using Cfg = CfgT;                                                                \
+        static constexpr bool kTmaStore = kTmaStore_;                                    \
+        template <class T, bool kTransB>                                                 \
+        using SlabB = SlabBT<T, Cfg, kTransB>;                                           \
+        template <class T, class TC, bool kTransA, bool kTransB>                        \
         static constexpr auto kernel() { return &kernel_name<T, TC, kTransA, kTransB>; } \
     }
-GK_HOPPER_STEP(WgmmaTmaStep, WgmmaTmaCfg, TileGrid, wgmma_tma_kernel);
-GK_HOPPER_STEP(TmaRingStep, TmaRingCfg, TileGrid, tma_ring_kernel);
-GK_HOPPER_STEP(WarpSpecializedStep, WarpSpecializedCfg, TileGrid, warp_specialized_kernel);
-GK_HOPPER_STEP(PersistentStep, PersistentCfg, PersistentGrid, persistent_kernel);
+GK_HOPPER_STEP(WgmmaTmaStep, WgmmaTmaCfg, TileGrid, wgmma_tma_kernel, SlabOfB, false);
+GK_HOPPER_STEP(TmaRingStep, TmaRingCfg, TileGrid, tma_ring_kernel, SlabOfB, false);
+GK_HOPPER_STEP(WarpSpecializedStep, WarpSpecializedCfg, TileGrid, warp_specialized_kernel, SlabOfB, false);
+GK_HOPPER_STEP(PersistentStep, PersistentCfg, PersistentGrid, persistent_kernel, SlabOfB, false);
+GK_HOPPER_STEP(ClusterMulticastStep, ClusterMulticastCfg, ClusterGrid, cluster_multicast_kernel, SharedSlabOfB,
+               false);
+GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedSlabOfB, true);
 #undef GK_HOPPER_STEP
 
 constexpr const char* kTmaFastPath =
@@ -28,12 +34,10 @@ template <class Step>
 void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
               const char* description) {
     using Cfg = typename Step::Cfg;
-    using SlabA = SlabOfA<half, Cfg, false>;
-    using SlabB = SlabOfB<half, Cfg, false>;
     add_half_pair(table, f16_name, bf16_name, level, description, kTmaFastPath, 16, tile_of<Cfg>(),
                   launch_hopper_step<Step>, entry_of<Step::template kernel<half, half, false, false>()>,
                   entry_of<Step::template kernel<bf16, bf16, false, false>()>,
-                  ring_smem_bytes<SlabA, SlabB, Cfg::kStages>(), 90);
+                  step_smem_bytes<Step, half>(), 90);
 }
 
 }  // namespace
@@ -47,6 +51,10 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                   "a producer warpgroup feeds 2 consumers through full/empty mbarriers; setmaxnreg");
     add_step<PersistentStep>(table, "f16.09_persistent", "bf16.09_persistent", 9,
                              "one block per SM walks 128x256 tiles in grouped (L2) order; ring runs across tiles");
+    add_step<ClusterMulticastStep>(table, "f16.10_cluster_multicast", "bf16.10_cluster_multicast", 10,
+                                   "clusters of 2 CTAs along m: each loads half of the shared B slab, multicast to both");
+    add_step<TmaStoreStep>(table, "f16.11_tma_store", "bf16.11_tma_store", 11,
+                           "epilogue through swizzled shared memory and TMA stores (16-bit C, beta 0)");
 }
 
 }  // namespace gemmkit::tensor

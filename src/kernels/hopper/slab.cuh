@@ -21,29 +21,50 @@
 
 namespace gemmkit::hopper {
 
-template <class T, int MN_, int BK_, bool kKMajor_>
+// kKMajorBoxes: how many TMA boxes a K-major slab is loaded in (MN-major slabs always take one
+// box per 64 MN elements); 2 lets two CTAs of a cluster each load half (step 5).
+template <class T, int MN_, int BK_, bool kKMajor_, int kKMajorBoxes = 1>
 struct SwizzledSlab {
     static constexpr int MN = MN_, BK = BK_;
     static constexpr bool kKMajor = kKMajor_;
     static constexpr int kRowElems = 128 / static_cast<int>(sizeof(T));  // one 128-byte swizzled row
     static_assert(!kKMajor || BK == kRowElems, "K-major rows are exactly one 128-byte swizzle span of k");
     static_assert(MN % 64 == 0 && BK % 16 == 0, "whole wgmma tiles");
-    static_assert(!kKMajor || MN <= 256, "one TMA box is at most 256 rows");
     static constexpr int kBytes = MN * BK * static_cast<int>(sizeof(T));
-    // TMA box (contiguous extent first) and how many boxes fill the slab.
+    // TMA boxes: how many fill the slab, the MN extent of each, and its shape (contiguous first).
+    static constexpr int kBoxes = kKMajor ? kKMajorBoxes : MN / kRowElems;
+    static constexpr int kBoxMN = MN / kBoxes;
+    static_assert(kBoxMN * kBoxes == MN && kBoxMN <= 256, "whole boxes of at most 256 rows");
     static constexpr int kBoxRows = kRowElems;
-    static constexpr int kBoxCols = kKMajor ? MN : BK;
-    static constexpr int kBoxes = kKMajor ? 1 : MN / kRowElems;
+    static constexpr int kBoxCols = kKMajor ? kBoxMN : BK;
     static constexpr int kBoxBytes = kBytes / kBoxes;
 
-    // Asks TMA for the slab whose first element is op(X)(mn0, k0), completing on `bar`.
+    // Asks TMA for box b of the slab whose first element is op(X)(mn0, k0), completing on `bar`;
+    // with a cta_mask, the box lands at the same offset in every CTA of the cluster it names.
+    __device__ static void load_box(int b, uint32_t dst, const CUtensorMap* map, int mn0, int k0, uint32_t bar,
+                                    uint16_t cta_mask = 0) {
+        const int mn = mn0 + b * kBoxMN;
+        const int c0 = kKMajor ? k0 : mn, c1 = kKMajor ? mn : k0;
+        if (cta_mask == 0)
+            ptx::tma_load_2d(dst + b * kBoxBytes, map, c0, c1, bar);
+        else
+            ptx::tma_load_2d_multicast(dst + b * kBoxBytes, map, c0, c1, bar, cta_mask);
+    }
+
+    // The whole slab, into this CTA alone.
     __device__ static void load(uint32_t dst, const CUtensorMap* map, int mn0, int k0, uint32_t bar) {
-        if constexpr (kKMajor) {
-            ptx::tma_load_2d(dst, map, k0, mn0, bar);
-        } else {
 #pragma unroll
-            for (int b = 0; b < kBoxes; ++b) ptx::tma_load_2d(dst + b * kBoxBytes, map, mn0 + b * kRowElems, k0, bar);
-        }
+        for (int b = 0; b < kBoxes; ++b) load_box(b, dst, map, mn0, k0, bar);
+    }
+
+    // Part `part` of `parts` (consecutive boxes) into every CTA of cta_mask.
+    template <int kParts>
+    __device__ static void load_part_multicast(int part, uint32_t dst, const CUtensorMap* map, int mn0, int k0,
+                                               uint32_t bar, uint16_t cta_mask) {
+        static_assert(kBoxes % kParts == 0, "whole boxes per part");
+#pragma unroll
+        for (int i = 0; i < kBoxes / kParts; ++i)
+            load_box(part * (kBoxes / kParts) + i, dst, map, mn0, k0, bar, cta_mask);
     }
 
     // Descriptor of the sub-tile starting at MN offset `mn` (a multiple of 64) and k offset `k`

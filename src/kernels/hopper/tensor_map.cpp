@@ -36,6 +36,16 @@ bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type) {
     return reinterpret_cast<uintptr_t>(base) % 16 == 0 && ld_bytes % 16 == 0 && ld_bytes < (int64_t{1} << 40);
 }
 
+bool tma_reads_operands(const Problem& p) {
+    return tma_addressable(p.A, p.lda, p.a_type) && tma_addressable(p.B, p.ldb, p.b_type);
+}
+
+bool tma_writes_c(const Problem& p) {
+    const int64_t column_bytes = p.m * static_cast<int64_t>(dtype_size(p.c_type));
+    return dtype_size(p.c_type) == 2 && p.beta == 0.0 && column_bytes % 16 == 0 &&
+           tma_addressable(p.C, p.ldc, p.c_type);
+}
+
 cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype type, uint64_t rows, uint64_t cols,
                               int64_t ld, uint32_t box_rows, uint32_t box_cols) {
     if (!tma_addressable(base, ld, type) || rows == 0 || cols == 0) return cudaErrorInvalidValue;

@@ -23,4 +23,12 @@ cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype 
 // boundary too.
 bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
 
+// Whether TMA can read A and B of p (both tma_addressable).
+bool tma_reads_operands(const Problem& p);
+
+// Whether step 6 may write p's C with TMA stores: 16-bit C, not read (beta == 0), addressable,
+// and m a multiple of 8. Measured on an H200: a TMA store clips the contiguous dimension only to
+// whole 16-byte chunks, so with m % 8 != 0 it wrote up to 7 elements past m in every column.
+bool tma_writes_c(const Problem& p);
+
 }  // namespace gemmkit::hopper

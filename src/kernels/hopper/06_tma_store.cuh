@@ -1,0 +1,53 @@
+// Hopper step 6 (level 11): the epilogue through shared memory and TMA stores.
+//
+// What changed since step 5: a consumer warpgroup no longer stores its 64 x 256 tile to C
+// value by value (128 scattered 2-byte stores a thread, with the tensor cores idle until the
+// last one issues). It writes the tile, scaled and rounded, into a swizzled staging buffer in
+// 64 x 64 pieces, and one thread has the copy engine store each piece (epilogue_tma.cuh),
+// clipped to m x n; the warpgroup returns to its wgmmas while C is written. Measured on the
+// register epilogue, the per-tile cost was ~4 us, which is what a k = 1024 problem misses most.
+// Used when C is FP16/BF16, beta == 0 (C is not read), m is a multiple of 8 (TMA clips columns
+// to whole 16-byte chunks) and TMA can address C; otherwise the block takes step 5's register
+// epilogue (a uniform branch).
+// Preconditions: as step 1.
+#pragma once
+
+#include "kernels/hopper/05_cluster_multicast.cuh"
+#include "kernels/hopper/epilogue_tma.cuh"
+
+namespace gemmkit::hopper {
+
+struct TmaStoreCfg : ClusterMulticastCfg {
+    static constexpr int kStagingBytes = kConsumers * 64 * kStagingCols * 2;  // 8 KiB a warpgroup
+};
+
+template <class TC>
+struct TmaStoreEpilogue {
+    const OutputArgs<TC>& out;
+    const CUtensorMap* map_c;
+    template <int kAccs>
+    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int row0, int col0) const {
+        if constexpr (sizeof(TC) == 2) {
+            if (out.tma_store) {
+                store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes<TC>(), 1 + slice,
+                                                        out.alpha, row0, col0);
+                return;
+            }
+        }
+        store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
+    }
+    // The block's last stores must be complete before it exits.
+    __device__ void finish() const {
+        if (threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
+    }
+};
+
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void __cluster_dims__(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+    tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                     const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
+    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out,
+                                                                TmaStoreEpilogue<TC>{out, &map_c});
+}
+
+}  // namespace gemmkit::hopper

@@ -1,0 +1,62 @@
+// When the Hopper kernels may use TMA (host-side decisions; the copies themselves are GPU-tested).
+#include <gtest/gtest.h>
+
+#include "kernels/hopper/tensor_map.hpp"
+#include "problem.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using gemmkit::Problem;
+using gemmkit::hopper::tma_addressable;
+using gemmkit::hopper::tma_reads_operands;
+using gemmkit::hopper::tma_writes_c;
+using gemmkit::test::fake_ptr;
+
+// A 64 x 32 x 16 BF16 NN problem whose operands TMA can read and whose C it can write.
+Problem aligned_bf16() {
+    Problem p;
+    p.m = 64, p.n = 32, p.k = 16;
+    p.a_type = p.b_type = p.c_type = GEMMKIT_R_16BF;
+    p.A = fake_ptr<const void>(0x10000);
+    p.B = fake_ptr<const void>(0x20000);
+    p.C = fake_ptr<void>(0x30000);
+    p.lda = 64, p.ldb = 16, p.ldc = 64;
+    return p;
+}
+
+TEST(HopperTma, AddressableNeedsAlignedBaseAndLeadingDimension) {
+    EXPECT_TRUE(tma_addressable(fake_ptr<const void>(0x1000), 8, GEMMKIT_R_16BF));  // 16-byte columns
+    EXPECT_FALSE(tma_addressable(fake_ptr<const void>(0x1008), 8, GEMMKIT_R_16BF));  // base 8-byte aligned
+    EXPECT_FALSE(tma_addressable(fake_ptr<const void>(0x1000), 4097, GEMMKIT_R_16BF));  // 8194-byte columns
+    EXPECT_TRUE(tma_addressable(fake_ptr<const void>(0x1000), 4, GEMMKIT_R_32F));
+    EXPECT_FALSE(tma_addressable(fake_ptr<const void>(0x1000), 6, GEMMKIT_R_32F));
+}
+
+TEST(HopperTma, ReadsOperandsOnlyWhenBothAreAddressable) {
+    Problem p = aligned_bf16();
+    EXPECT_TRUE(tma_reads_operands(p));
+    p.lda = 65;
+    EXPECT_FALSE(tma_reads_operands(p));
+    p = aligned_bf16();
+    p.B = fake_ptr<const void>(0x20002);
+    EXPECT_FALSE(tma_reads_operands(p));
+}
+
+TEST(HopperTma, WritesCOnlyFor16BitUnreadWholeChunkColumns) {
+    Problem p = aligned_bf16();
+    EXPECT_TRUE(tma_writes_c(p));
+    p.beta = 0.5;  // C must be read: the register epilogue does that
+    EXPECT_FALSE(tma_writes_c(p));
+    p = aligned_bf16();
+    p.m = 60, p.lda = 64;  // columns of 120 bytes: TMA would write past m
+    EXPECT_FALSE(tma_writes_c(p));
+    p = aligned_bf16();
+    p.c_type = GEMMKIT_R_32F;  // the staging layout is for 16-bit C
+    EXPECT_FALSE(tma_writes_c(p));
+    p = aligned_bf16();
+    p.ldc = 68;  // 136-byte columns: not 16-byte aligned
+    EXPECT_FALSE(tma_writes_c(p));
+}
+
+}  // namespace
