@@ -1,6 +1,6 @@
 // cp.async: asynchronous global -> shared copies that bypass registers (sm_80+).
 // PTX ISA, "Data Movement and Conversion Instructions: cp.async", cp.async.commit_group,
-// cp.async.wait_group.
+// cp.async.wait_group, cp.async.mbarrier.arrive.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,13 @@ __device__ __forceinline__ void cp_async_16_partial_at(uint32_t dst, const void*
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 
+// Copies the first src_bytes (0 or 8) of an 8-byte element and zero-fills the rest: the copy for
+// operands only 8-byte aligned. (.ca: the 8-byte form has no L2-only variant; the neighbouring
+// 8-byte copy of the same line then hits L1.)
+__device__ __forceinline__ void cp_async_8_partial_at(uint32_t dst, const void* src, int src_bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+
 // Copies 4 bytes, or writes a zero when !valid. Lets a copy land anywhere in shared
 // memory, e.g. transposed. (.ca: the 4-byte form has no L2-only variant.)
 __device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool valid) {
@@ -38,6 +45,13 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// Arrives on the mbarrier at shared address `bar` once all of this thread's earlier cp.async
+// copies have landed: a ring of cp.async stages without commit/wait groups. .noinc: the arrival
+// is one of those the barrier was initialized to expect (mbarrier_init's count).
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint32_t bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 
 }  // namespace gemmkit::ptx

@@ -1,16 +1,22 @@
-// dgemm.06_dmma — the FP64 tensor cores: mma.sync m16n8k8 (DMMA) fed by a cp.async ring.
+// dgemm.06_dmma_warp_ring — the FP64 tensor cores: mma.sync m16n8k8 (DMMA) fed by a cp.async
+// ring whose stages the warps hand over through mbarriers.
 //
 // Changed from 05: the multiply-adds leave the CUDA cores. A warp computes its 64x32 tile of C
 // as 4x4 tiles of 16x8 with mma.sync.m16n8k8.f64 (one DMMA.16x8x8: 1024 FMAs per instruction,
 // against one per DFMA), and K-slabs travel global -> shared by cp.async into a 4-stage ring
-// (three slabs in flight, no staging registers, one barrier per slab), as the 16-bit tensor
-// steps do. Steps 01-05 are capped by the FP64 CUDA-core peak, half the DMMA peak (H200: ~33.5
-// against ~67 TFLOP/s).
+// (three slabs in flight, no staging registers). The stages change hands through mbarriers,
+// not __syncthreads: full[stage] completes when every thread's copies of its slab have landed
+// (cp.async.mbarrier.arrive), empty[stage] when every warp has read it. Steps 01-05 are capped
+// by the FP64 CUDA-core peak, half the DMMA peak (H200: ~33.5 against ~67 TFLOP/s).
+// Bottleneck it removes: the FP64 CUDA-core issue rate (one FMA per lane per DFMA); and, in the
+// ring, the per-slab __syncthreads: with it, every slab boundary idled the whole SM until its
+// slowest warp arrived. Handed over by mbarriers, warps drift up to a slab apart, and one warp's
+// boundary stall is covered by the DMMAs of the other warp on its scheduler.
 // Why m16n8k8, not m16n8k16 (half the instructions): a k16 step holds 4 A fragments of 8
 // doubles and 2 B pairs of 8 next to the 64 accumulator doubles; ptxas then needs all 255
-// registers and spills in the op(B) = T variants. k8 halves the fragments (230-244 registers,
-// no spills) at the same shared-memory traffic; the instruction issue is far from a limit
-// (one DMMA.16x8x8 keeps an SM sub-partition's FP64 tensor pipe ~32 cycles busy).
+// registers and spills in the op(B) = T variants. k8 halves the fragments (no spills) at the
+// same shared-memory traffic; the instruction issue is far from a limit (one DMMA.16x8x8 keeps
+// an SM sub-partition's FP64 tensor pipe ~32 cycles busy).
 // Shared layout: each slab keeps global memory's contiguous direction, so every op copies
 // 16-byte chunks of two doubles: [BK][MN] for A op N / B op T, [MN][BK] for A op T / B op N.
 // Fragments are 8-byte elements (no ldmatrix), read with LDS.128. That takes two relabellings,
@@ -21,19 +27,23 @@
 // lane's values are then neighbours in shared memory, two to a 16-byte read, and an XOR
 // swizzle per slab orientation (DmmaSlab) keeps the reads free of bank conflicts. The epilogue
 // writes a lane's rows 2g, 2g+1 of a column as one 16-byte store.
-// Bottleneck it removes: the FP64 CUDA-core issue rate (one FMA per lane per DFMA).
-// Preconditions: sm_90 (the m16n8k8 f64 shape). Fast path: A and B 16-byte aligned with lda,
-// ldb even (cp.async chunks); other operands run step 05's kernel. Any size and op: a chunk
-// across the m, n or k edge reads only its inside double (cp.async src-size), the rest is zero.
+// Preconditions: sm_90 (the m16n8k8 f64 shape; built without sm_90 code, step 05's kernel
+// runs). Any size, op and alignment: A and B 16-byte aligned with lda, ldb even are copied in
+// 16-byte chunks, other operands in 8-byte pieces into the same shared layout; a chunk across
+// the m, n or k edge reads only its inside doubles (cp.async src-size), the rest is zero.
 // Resources: 128 registers of accumulators a thread, 128 KiB of ring a block: one block of
 // 8 warps per SM.
-// Measured: not yet measured on the GPU.
+// Measured (H200, NN, % of cublasDgemm): 58.0 TFLOP/s (95.4%) at 4096^3, 51.0 (88.5%) at
+// 8192^3, 46.6 (115.6%) at 4097^3 (8-byte copies; cuBLAS 40.6).
+// Lost against it (4096^3 / 8192^3): one __syncthreads a slab 79.7 / 73.5%; with it, K-slabs
+// of 32 in 3 stages 82.9 / 77.2%, blocks in groups of 8 block rows (L2 reuse) 77.8 / 73.2%.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/dgemm/05_edge_fast.cuh"
 #include "ptx/cp_async.cuh"
+#include "ptx/mbarrier.cuh"
 #include "ptx/mma_f64.cuh"
 
 namespace gemmkit::dgemm {
@@ -41,13 +51,15 @@ namespace gemmkit::dgemm {
 struct DmmaCfg {
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, kStages = 4;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;  // 256
+    static constexpr int kWarps = kWarpsM * kWarpsN;
+    static constexpr int kThreads = 32 * kWarps;              // 256
     static constexpr int MI = WM / 16, NI = WN / 8;           // 4 x 4 mma tiles of 16 x 8 a warp
-    static constexpr int kSmemBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));  // 128 KiB
+    static constexpr int kRingBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));  // 128 KiB
+    static constexpr int kSmemBytes = kRingBytes + 2 * kStages * 8;  // + full[], empty[] mbarriers
     static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
     static_assert(WM % 16 == 0 && WN % 16 == 0, "whole 16-row blocks; n-tiles pair up (16 columns)");
     static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
-    static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
+    static_assert(kStages >= 3, "a slab to compute, one in flight, and one that a lagging warp may still read");
     static_assert(kSmemBytes <= 227 * 1024, "the ring fits an sm_90 block's shared memory");
 };
 
@@ -89,7 +101,8 @@ struct DmmaSlab {
     // each copying every kRowThreads-th chunk of it, then move kRowStep rows on. kRowThreads is
     // a multiple of 8 and kRowStep of kXorPeriod, so all of a thread's chunks share one XOR and
     // lie at fixed distances from its first, in shared memory as in global memory: one offset a
-    // thread, worked out once. Requires x 16-byte aligned and ld even (aligned16<double>).
+    // thread, worked out once. Requires x 16-byte aligned and ld even (aligned16<double>), or
+    // issue<kCopy8 = true>.
     template <int kThreads>
     struct CopyPlan {
         static constexpr int kRowThreads = kChunks < 16 ? kChunks : 16;
@@ -112,6 +125,10 @@ struct DmmaSlab {
         // rows of op(X) and k still inside the matrix from the slab origin (may exceed MN / BK).
         // `full`: the whole slab is inside (block-uniform), so no chunk needs a check. Otherwise
         // a chunk reads only its inside doubles (cp.async src-size 16, 8 or 0); the rest is zero.
+        // kCopy8: x or ld is only 8-byte aligned (odd ld: every other row starts mid-chunk), so
+        // each 16-byte shared chunk is filled by two 8-byte copies (src-size 8 or 0 each). The
+        // shared layout, and so everything downstream, stays the same.
+        template <bool kCopy8 = false>
         __device__ void issue(uint32_t stage, const double* x, int mn_left, int k_left, bool full) const {
             constexpr uint32_t kPassBytes = kRowStep * kRowElems * sizeof(double);
             constexpr int kChunkStride = 2 * kRowThreads;  // doubles between a thread's chunks in a row
@@ -124,13 +141,23 @@ struct DmmaSlab {
                     const uint32_t dst = stage + smem0 + pass * kPassBytes + c * kChunkStride * sizeof(double);
                     const double* src = x + global0 + pass * step + c * kChunkStride;
                     if (full) {
-                        ptx::cp_async_16_partial_at(dst, src, 16);
+                        if constexpr (kCopy8) {
+                            ptx::cp_async_8_partial_at(dst, src, 8);
+                            ptx::cp_async_8_partial_at(dst + 8, src + 1, 8);
+                        } else {
+                            ptx::cp_async_16_partial_at(dst, src, 16);
+                        }
                         continue;
                     }
                     const int inside = row0 + pass * kRowStep < row_left
                                            ? max(0, min(2, line_left - first0 - c * kChunkStride))
                                            : 0;
-                    ptx::cp_async_16_partial_at(dst, inside > 0 ? src : x, inside * 8);
+                    if constexpr (kCopy8) {
+                        ptx::cp_async_8_partial_at(dst, inside > 0 ? src : x, inside > 0 ? 8 : 0);
+                        ptx::cp_async_8_partial_at(dst + 8, inside > 1 ? src + 1 : x, inside > 1 ? 8 : 0);
+                    } else {
+                        ptx::cp_async_16_partial_at(dst, inside > 0 ? src : x, inside * 8);
+                    }
                 }
         }
     };
@@ -180,7 +207,8 @@ struct DmmaSlab {
     };
 };
 
-template <bool kTransA, bool kTransB>
+// kCopy8: A or B is only 8-byte aligned; both are then copied in 8-byte pieces (CopyPlan::issue).
+template <bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<double> args) {
     using Cfg = DmmaCfg;
     using SlabA = DmmaSlab<Cfg::BM, Cfg::BK, !kTransA>;  // op N: A[m + k*lda], m contiguous
@@ -190,7 +218,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     double* sB = smem + Cfg::kStages * SlabA::kElems;  // [kStages][SlabB::kElems]
 
     const int m0 = blockIdx.x * Cfg::BM, n0 = blockIdx.y * Cfg::BN;
-    const int warp = threadIdx.x / 32;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm0 = warp % Cfg::kWarpsM * Cfg::WM, wn0 = warp / Cfg::kWarpsM * Cfg::WN;
     const double* gA = args.A + op_offset<kTransA>(m0, 0, args.lda);  // op(A)(m0, 0), then one slab on
     const double* gB = args.B + op_offset<kTransB>(0, n0, args.ldb);  // op(B)(0, n0), then one slab on
@@ -201,18 +229,28 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
     const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
     const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
-
-    // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
-    // closes the thread's cp.async group, so that "group s" always means "slab s".
-    auto issue = [&](int s, int stage) {
-        if (s < slabs) {
-            const int k_left = args.k - s * Cfg::BK;
-            copyA.issue(ringA + stage * SlabA::kBytes, gA + s * strideA, m_left, k_left,
-                        k_left >= Cfg::BK && m_left >= Cfg::BM);
-            copyB.issue(ringB + stage * SlabB::kBytes, gB + s * strideB, n_left, k_left,
-                        k_left >= Cfg::BK && n_left >= Cfg::BN);
+    // full[stage] completes a phase when all kThreads threads' copies of the stage's slab have
+    // landed, empty[stage] when all kWarps warps have read it. Slab s is the (s / kStages)-th
+    // use of stage s % kStages: its phases have parity (s / kStages) % 2.
+    const uint32_t full = ptx::smem_addr(smem) + Cfg::kRingBytes, empty = full + Cfg::kStages * 8;
+    if (threadIdx.x == 0)
+        for (int st = 0; st < Cfg::kStages; ++st) {
+            ptx::mbarrier_init(full + 8 * st, Cfg::kThreads);
+            ptx::mbarrier_init(empty + 8 * st, Cfg::kWarps);
         }
-        ptx::cp_async_commit();
+    ptx::fence_mbarrier_init();
+    __syncthreads();
+
+    // Starts this thread's copies of slab s into ring stage `stage` (nothing past the last slab)
+    // and arrives on full[stage] once they have landed.
+    auto issue = [&](int s, int stage) {
+        if (s >= slabs) return;
+        const int k_left = args.k - s * Cfg::BK;
+        copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, gA + s * strideA, m_left, k_left,
+                                     k_left >= Cfg::BK && m_left >= Cfg::BM);
+        copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, gB + s * strideB, n_left, k_left,
+                                     k_left >= Cfg::BK && n_left >= Cfg::BN);
+        ptx::cp_async_mbarrier_arrive_noinc(full + 8 * stage);
     };
 
     for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s);
@@ -224,12 +262,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     double acc[Cfg::MI][Cfg::NI][4] = {};
     int read_stage = 0, write_stage = Cfg::kStages - 1;
     for (int s = 0; s < slabs; ++s) {
-        // Slab s has landed (at most kStages - 2 newer groups still in flight) for this thread;
-        // the barrier makes it so for all, and frees the stage of slab s - 1, which every warp
-        // finished reading in the previous iteration.
-        ptx::cp_async_wait<Cfg::kStages - 2>();
-        __syncthreads();
-        issue(s + Cfg::kStages - 1, write_stage);
+        ptx::mbarrier_wait(full + 8 * read_stage, s / Cfg::kStages % 2);
         const double* stA = sA + read_stage * SlabA::kElems;
         const double* stB = sB + read_stage * SlabB::kElems;
 #pragma unroll
@@ -248,15 +281,24 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
                 }
             }
         }
+        // This warp is done with slab s (mma.sync has consumed every lane's reads). Slab
+        // s + kStages - 1 refills the stage of slab s - 1 once every warp has read that:
+        // usually long since, as this warp has computed a whole slab after it.
+        __syncwarp();
+        if (lane == 0) ptx::mbarrier_arrive(empty + 8 * read_stage);
+        if (s + Cfg::kStages - 1 < slabs) {
+            if (s >= 1) ptx::mbarrier_wait(empty + 8 * write_stage, (s - 1) / Cfg::kStages % 2);
+            issue(s + Cfg::kStages - 1, write_stage);
+        }
         write_stage = read_stage;  // the stage just read is the next to refill
         read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
     }
-    ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
+    // No copy outlives the block: every thread waited for full[] of every slab it issued.
 
     // D element r of lane (g, t): mma row g + 8(r/2) -> physical row 2g + r/2; mma column
     // 2t + r%2 -> physical column 2(2t + r%2) + ni%2. Rows 2g, 2g + 1 of one column are
     // neighbours in C: one store_c2 (a 16-byte store when C allows it).
-    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int g = lane / 4, t = lane % 4;
     const bool vec_c = aligned16<double>(args.C, args.ldc);
 #pragma unroll
     for (int mi = 0; mi < Cfg::MI; ++mi) {
@@ -280,20 +322,20 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
 inline bool dmma_compiled_for_sm90() {
     static const bool ok = [] {
         cudaFuncAttributes attr{};
-        return cudaFuncGetAttributes(&attr, dmma_kernel<false, false>) == cudaSuccess && attr.ptxVersion >= 90;
+        return cudaFuncGetAttributes(&attr, dmma_kernel<false, false, false>) == cudaSuccess && attr.ptxVersion >= 90;
     }();
     return ok;
 }
 
 inline cudaError_t launch_dmma(const Problem& p, cudaStream_t stream) {
+    if (!dmma_compiled_for_sm90()) return launch_edge_fast(p, stream);
+    const bool copy8 = !aligned16<double>(p.A, p.lda) || !aligned16<double>(p.B, p.ldb);
     using Cfg = DmmaCfg;
-    // cp.async moves 16-byte chunks: other operands run step 05's kernel (8-byte loads).
-    if (!aligned16<double>(p.A, p.lda) || !aligned16<double>(p.B, p.ldb) || !dmma_compiled_for_sm90())
-        return launch_edge_fast(p, stream);
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     return with_ops(p, [&](auto ta, auto tb) {
-        return launch_with_smem(dmma_kernel<decltype(ta)::value, decltype(tb)::value>, grid, Cfg::kThreads,
-                                Cfg::kSmemBytes, stream, make_args<double>(p));
+        constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
+        auto* kernel = copy8 ? dmma_kernel<kTA, kTB, true> : dmma_kernel<kTA, kTB, false>;
+        return launch_with_smem(kernel, grid, Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<double>(p));
     });
 }
 

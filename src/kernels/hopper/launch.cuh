@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device_state.hpp"
+#include "kernels/hopper/pad_copy.hpp"
 #include "kernels/hopper/slab.cuh"
 #include "kernels/hopper/tensor_map.hpp"
 #include "kernels/tensor/05_tuned.cuh"
@@ -75,10 +76,41 @@ constexpr int step_smem_bytes() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, typename Step::template SlabB<T, false>, Cfg::kStages>() + staging;
 }
 
-// Launches Step (Cfg, grid(), SlabB, kTmaStore and `kernel<T, TC, kTransA, kTransB>`) on p.
+template <class Step>
+cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream);
+
+// Step on p with the operands TMA cannot read first copied into aligned workspaces (pad_copy).
+// Without the memory for them it runs the mma.sync pipeline, which needs none.
+template <class Step>
+cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
+    const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
+    Problem q = p;
+    PaddedOperand a, b;
+    cudaError_t err = cudaSuccess;
+    if (!tma_addressable(p.A, p.lda, p.a_type)) {
+        err = pad_operand(p.A, p.lda, ta ? p.k : p.m, ta ? p.m : p.k, stream, &a);
+        q.A = a.data, q.lda = a.ld;
+    }
+    if (err == cudaSuccess && !tma_addressable(p.B, p.ldb, p.b_type)) {
+        err = pad_operand(p.B, p.ldb, tb ? p.n : p.k, tb ? p.k : p.n, stream, &b);
+        q.B = b.data, q.ldb = b.ld;
+    }
+    if (err == cudaSuccess) err = launch_hopper_step<Step>(q, stream);
+    for (void* ws : {a.data, b.data})
+        if (ws != nullptr) cudaFreeAsync(ws, stream);  // after the GEMM, in stream order
+    if (err == cudaErrorMemoryAllocation)
+        return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+    return err;
+}
+
+// Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned and
+// `kernel<T, TC, kTransA, kTransB>`) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
-    if (!tma_reads_operands(p)) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+    if (!tma_reads_operands(p)) {
+        if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);
+        return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+    }
     using Cfg = typename Step::Cfg;
     return tensor::with_half_types(p, [&](auto t, auto tc) {
         using T = typename decltype(t)::type;

@@ -9,32 +9,38 @@ namespace {
 using namespace hopper;
 
 // One step for launch_hopper_step: its configuration, grid, B slab, epilogue and kernel.
-#define GK_HOPPER_STEP(Name, CfgT, GridT, kernel_name, SlabBT, kTmaStore_)                  \
+#define GK_HOPPER_STEP(Name, CfgT, GridT, kernel_name, SlabBT, kTmaStore_, kPadsUnaligned_)  \
     struct Name : GridT<CfgT> {                                                          \
         using Cfg = CfgT;                                                                \
         static constexpr bool kTmaStore = kTmaStore_;                                    \
+        static constexpr bool kPadsUnaligned = kPadsUnaligned_;                          \
         template <class T, bool kTransB>                                                 \
         using SlabB = SlabBT<T, Cfg, kTransB>;                                           \
         template <class T, class TC, bool kTransA, bool kTransB>                        \
         static constexpr auto kernel() { return &kernel_name<T, TC, kTransA, kTransB>; } \
     }
-GK_HOPPER_STEP(WgmmaTmaStep, WgmmaTmaCfg, TileGrid, wgmma_tma_kernel, SlabOfB, false);
-GK_HOPPER_STEP(TmaRingStep, TmaRingCfg, TileGrid, tma_ring_kernel, SlabOfB, false);
-GK_HOPPER_STEP(WarpSpecializedStep, WarpSpecializedCfg, TileGrid, warp_specialized_kernel, SlabOfB, false);
-GK_HOPPER_STEP(PersistentStep, PersistentCfg, PersistentGrid, persistent_kernel, SlabOfB, false);
+GK_HOPPER_STEP(WgmmaTmaStep, WgmmaTmaCfg, TileGrid, wgmma_tma_kernel, SlabOfB, false, false);
+GK_HOPPER_STEP(TmaRingStep, TmaRingCfg, TileGrid, tma_ring_kernel, SlabOfB, false, false);
+GK_HOPPER_STEP(WarpSpecializedStep, WarpSpecializedCfg, TileGrid, warp_specialized_kernel, SlabOfB, false, false);
+GK_HOPPER_STEP(PersistentStep, PersistentCfg, PersistentGrid, persistent_kernel, SlabOfB, false, false);
 GK_HOPPER_STEP(ClusterMulticastStep, ClusterMulticastCfg, ClusterGrid, cluster_multicast_kernel, SharedSlabOfB,
-               false);
-GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedSlabOfB, true);
+               false, false);
+// The last step, which `auto` takes, also pads operands TMA cannot read into a workspace.
+GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedSlabOfB, true, true);
 #undef GK_HOPPER_STEP
 
 constexpr const char* kTmaFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
+constexpr const char* kPaddedFastPath =
+    "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (else copied into an aligned "
+    "workspace first); TMA-stored C needs 16-bit C, beta 0, m % 8 == 0";
 
 template <class Step>
 void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
               const char* description) {
     using Cfg = typename Step::Cfg;
-    add_half_pair(table, f16_name, bf16_name, level, description, kTmaFastPath, 16, tile_of<Cfg>(),
+    add_half_pair(table, f16_name, bf16_name, level, description,
+                  Step::kPadsUnaligned ? kPaddedFastPath : kTmaFastPath, 16, tile_of<Cfg>(),
                   launch_hopper_step<Step>, entry_of<Step::template kernel<half, half, false, false>()>,
                   entry_of<Step::template kernel<bf16, bf16, false, false>()>,
                   step_smem_bytes<Step, half>(), 90);

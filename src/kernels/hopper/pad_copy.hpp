@@ -1,0 +1,26 @@
+// Copying an operand that TMA cannot read (a leading dimension that is not a multiple of 16
+// bytes, or a base that is not 16-byte aligned: 4097^3 is the usual case) into a workspace whose
+// columns start on 16-byte boundaries. One extra pass over the operand, which for a large GEMM
+// costs far less than leaving the wgmma kernels for the mma.sync ones.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace gemmkit::hopper {
+
+// An operand's copy in a stream-ordered workspace (cudaMallocAsync), to be freed with
+// cudaFreeAsync on the same stream after the GEMM that reads it.
+struct PaddedOperand {
+    void* data = nullptr;
+    int64_t ld = 0;  // a multiple of 8 elements
+};
+
+// Copies the stored rows x cols matrix of 16-bit elements at src (column-major, leading
+// dimension ld, any 2-byte alignment) into a new workspace, enqueued on `stream`; *out receives
+// it. On failure nothing stays allocated and no CUDA error is left pending.
+cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
+                        PaddedOperand* out);
+
+}  // namespace gemmkit::hopper
