@@ -10,8 +10,8 @@
 
 namespace gemmkit::hopper {
 
-// An operand's copy in a stream-ordered workspace (cudaMallocAsync), to be freed with
-// cudaFreeAsync on the same stream after the GEMM that reads it.
+// An operand's copy in a stream-ordered workspace (from the library's memory pool), to be freed
+// with cudaFreeAsync on the same stream after the GEMM that reads it.
 struct PaddedOperand {
     void* data = nullptr;
     int64_t ld = 0;  // a multiple of 8 elements
