@@ -10,6 +10,9 @@
 // Cluster barriers at the start (the partner's mbarriers exist before anyone signals them) and
 // at the end (no CTA leaves while its partner may still signal it).
 // Preconditions: as step 1.
+// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 4096^3 728 TFLOP/s (91.0%), 8192^3 778
+// (96.6%): within noise of step 4 (the 60 MiB L2 serves these sizes). Remote arrivals with
+// cluster-scope release cost a MEMBAR each and ran at 53%; CTA scope is enough here.
 #pragma once
 
 #include "kernels/hopper/04_persistent.cuh"
