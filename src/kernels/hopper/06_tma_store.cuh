@@ -11,9 +11,10 @@
 // epilogue (a uniform branch).
 // Preconditions: none. Operands TMA cannot read are first copied into aligned workspaces
 // (pad_copy.cu, launch.cuh); with no memory for them, step 05's kernels run.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 2048^3 609 TFLOP/s (95.2%), 4096^3 785
-// (98.3%), 8192^3 807 (100.5%), 16384x16384x1024 722 (97.1%), 4097^3 437 (3.3x cuBLAS);
-// FP16 577 / 756 / 777 / 693 / 429 (94.7 / 97.9 / 100.3 / 97.0% / 3.2x).
+// Measured (H200, NN, % of cuBLAS): BF16 2048^3 619 TFLOP/s (95.9%), 4096^3 782 (98.5%), 8192^3
+// 800 (100.2%), 16384x16384x1024 719 (98.3%); FP16 589 / 755 / 764 / 690 (95.3 / 98.3 / 100.9 /
+// 98.3%); 4097^3 (commit 5d6fdac) 437 / 429 TFLOP/s, 3.3x / 3.2x cuBLAS. One staging buffer a
+// warpgroup instead of two measured 0.4-1.3 points lower on each of these shapes.
 #pragma once
 
 #include "kernels/hopper/05_cluster_multicast.cuh"
@@ -22,7 +23,7 @@
 namespace gemmkit::hopper {
 
 struct TmaStoreCfg : ClusterMulticastCfg {
-    static constexpr int kStagingBytes = kConsumers * 64 * kStagingCols * 2;  // 8 KiB a warpgroup
+    static constexpr int kStagingBytes = kConsumers * staging_bytes<uint16_t>();  // 16 KiB a warpgroup
 };
 
 template <class TC>

@@ -18,23 +18,32 @@ namespace gemmkit::hopper {
 
 inline constexpr int kStagingCols = 64;  // columns of C per TMA store (64 x 64 box)
 
+// Two staging buffers a warpgroup: a piece is written into one while the copy engine still
+// reads the previous piece from the other.
+inline constexpr int kStagingBuffers = 2;
+
 template <class TC>
 __host__ __device__ constexpr int staging_bytes() {
-    return 64 * kStagingCols * static_cast<int>(sizeof(TC));
+    return kStagingBuffers * 64 * kStagingCols * static_cast<int>(sizeof(TC));
 }
 
 // Stores the accumulators (wgmma m64nN layout) of the warpgroup with tile origin C(row0, col0)
-// through `staging` (this warpgroup's own staging_bytes<TC>(), 1024-byte aligned). Thread 0 of
-// the warpgroup owns the bulk stores: at the block's end it must call bulk_wait<0>().
+// through `staging` (this warpgroup's own staging_bytes<TC>(), 1024-byte aligned; piece q uses
+// buffer q % 2). Thread 0 of the warpgroup owns the bulk stores: at the block's end it must call
+// bulk_wait<0>().
 template <int N, class TC>
 __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2], const CUtensorMap* map_c,
                                                          uint32_t staging, int barrier_id, float alpha, int row0,
                                                          int col0) {
     static_assert(sizeof(TC) == 2, "128 bytes of 16-bit C per staged column");
+    constexpr int kBufferBytes = staging_bytes<TC>() / kStagingBuffers;
+    static_assert(N / kStagingCols % kStagingBuffers == 0, "each tile starts on buffer 0");
     const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
 #pragma unroll
     for (int q = 0; q < N / kStagingCols; ++q) {
-        if (t == 0) ptx::bulk_wait_read<0>();  // the previous piece has left the buffer
+        const uint32_t buffer = staging + q % kStagingBuffers * kBufferBytes;
+        // The piece before last (this buffer's) has been read; the last may still be in flight.
+        if (t == 0) ptx::bulk_wait_read<kStagingBuffers - 1>();
         ptx::named_barrier_sync<128>(barrier_id);
 #pragma unroll
         for (int jj = 0; jj < kStagingCols / 8; ++jj) {
@@ -47,7 +56,7 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
                     // 128-byte swizzle: the 16-byte chunk index (row / 8) is XORed with col % 8.
                     const uint32_t byte = col * 128 + ((row / 8) ^ (col % 8)) * 16 + (row % 8) * 2;
                     const TC v = tensor::from_float<TC>(alpha * d[4 * j + 2 * h + c]);
-                    asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(staging + byte),
+                    asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(buffer + byte),
                                  "h"(*reinterpret_cast<const unsigned short*>(&v)));
                 }
             }
@@ -55,7 +64,7 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
         ptx::fence_proxy_async_shared();
         ptx::named_barrier_sync<128>(barrier_id);
         if (t == 0) {
-            ptx::tma_store_2d(map_c, row0, col0 + q * kStagingCols, staging);
+            ptx::tma_store_2d(map_c, row0, col0 + q * kStagingCols, buffer);
             ptx::bulk_commit();
         }
     }
