@@ -44,8 +44,10 @@ struct PersistentGrid {
     }
 };
 
-// Clusters must be resident all at once for a persistent grid, and the GPCs need not hold
-// sm_count / kCluster of them: the driver says how many fit.
+// A persistent grid should be resident all at once (clusters left waiting would start only when
+// others finish, doubling the time), and the GPCs need not hold sm_count / kCluster clusters:
+// the driver says how many fit. (This query and the map encoding run on every launch; at 2048^3
+// they are host time of the same order as the kernel's: caching them is a lever not yet tried.)
 template <class Cfg>
 struct ClusterGrid {
     static dim3 grid(const Problem& p, const void* kernel, int smem_bytes) {
