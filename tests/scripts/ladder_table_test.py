@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Tests of scripts/ladder-table: which table each kernel lands in, and what is left alone.
+
+    ladder_table_test.py PATH/TO/scripts/ladder-table
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = None  # set from argv
+
+HEADER = ("kernel,types,ops,m,n,k,status,min_ms,median_ms,max_ms,samples,tflops,cublas_median_ms,"
+          "pct_cublas,pct_peak,device,commit\n")
+
+DOC = """# Doc
+<!-- ladder-table:begin -->
+FP32 TABLE UNTOUCHED
+<!-- ladder-table:end -->
+text between
+<!-- tensor-table:begin -->
+TENSOR TABLE OLD
+<!-- tensor-table:end -->
+more text
+<!-- hopper-table:begin -->
+HOPPER TABLE OLD
+<!-- hopper-table:end -->
+the end
+"""
+
+
+def row(kernel, types, m, n, k, tflops, pct):
+    return f'{kernel},{types},NN,{m},{n},{k},"ok",1,1,1,10,{tflops},1,{pct},50,"NVIDIA H200",abc1234\n'
+
+
+def between(text, name):
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    return text[text.index(begin) + len(begin):text.index(end)]
+
+
+class LadderTable(unittest.TestCase):
+    def run_script(self, doc, csv_text):
+        with tempfile.TemporaryDirectory() as tmp:
+            doc_path, csv_path = os.path.join(tmp, "ladder.md"), os.path.join(tmp, "bench.csv")
+            with open(doc_path, "w") as f:
+                f.write(doc)
+            with open(csv_path, "w") as f:
+                f.write(HEADER + csv_text)
+            proc = subprocess.run([sys.executable, SCRIPT, csv_path, "--out", doc_path, "--date", "2026-11-22"],
+                                  capture_output=True, text=True)
+            with open(doc_path) as f:
+                return proc, f.read()
+
+    def test_hopper_steps_go_to_the_hopper_table_and_mma_sync_steps_to_the_tensor_table(self):
+        csv_text = (row("bf16.11_tma_store", "bf16", 4096, 4096, 4096, 782.2, 98.5) +
+                    row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
+                    row("tf32.06_mma_128x128x16_s4", "tf32", 4096, 4096, 4096, 144.0, 35.4) +
+                    row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100) +
+                    row("cublas", "tf32", 4096, 4096, 4096, 407.0, 100))
+        proc, out = self.run_script(DOC, csv_text)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        hopper, tensor = between(out, "hopper-table"), between(out, "tensor-table")
+        self.assertIn("`bf16.11_tma_store`", hopper)
+        self.assertIn("782 (98.5%)", hopper)
+        self.assertNotIn("bf16.05", hopper)
+        self.assertNotIn("tf32.06", hopper)
+        self.assertIn("`bf16.05_tuned_128x128x32_s4`", tensor)
+        self.assertIn("`tf32.06_mma_128x128x16_s4`", tensor)
+        self.assertNotIn("bf16.11", tensor)
+        self.assertIn("FP32 TABLE UNTOUCHED", between(out, "ladder-table"))  # no sgemm rows measured
+        self.assertTrue(out.endswith("the end\n"))
+
+    def test_a_csv_without_hopper_kernels_leaves_the_hopper_table_alone(self):
+        csv_text = (row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
+                    row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100))
+        proc, out = self.run_script(DOC, csv_text)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("HOPPER TABLE OLD", between(out, "hopper-table"))
+        self.assertNotIn("TENSOR TABLE OLD", between(out, "tensor-table"))
+
+    def test_missing_hopper_markers_skip_that_table_only(self):
+        doc = DOC.replace("<!-- hopper-table:begin -->\nHOPPER TABLE OLD\n<!-- hopper-table:end -->\n", "")
+        csv_text = (row("bf16.11_tma_store", "bf16", 4096, 4096, 4096, 782.2, 98.5) +
+                    row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
+                    row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100))
+        proc, out = self.run_script(doc, csv_text)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("hopper", proc.stderr.lower())
+        self.assertNotIn("hopper-table", out)
+        self.assertIn("`bf16.05_tuned_128x128x32_s4`", between(out, "tensor-table"))
+
+    def test_nothing_measured_fails_and_writes_nothing(self):
+        csv_text = row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100)
+        proc, out = self.run_script(DOC, csv_text)
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(out, DOC)
+
+
+if __name__ == "__main__":
+    SCRIPT = sys.argv.pop(1)
+    unittest.main()
