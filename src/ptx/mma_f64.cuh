@@ -15,18 +15,13 @@
 
 namespace gemmkit::ptx {
 
-// d += a * b, all in FP64.
-// Compiled for an architecture below sm_90 it traps: a launcher must not run it there.
+// d += a * b, all in FP64. sm_90 only: callers compile it under GEMMKIT_SM90_CODE (ptx/arch.cuh).
 __device__ __forceinline__ void mma_m16n8k8_f64(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-    __trap();
-#else
     asm volatile(
         "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
         : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-#endif
 }
 
 }  // namespace gemmkit::ptx

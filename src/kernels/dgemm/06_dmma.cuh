@@ -43,6 +43,7 @@
 
 #include "kernels/dgemm/05_edge_fast.cuh"
 #include "ptx/cp_async.cuh"
+#include "ptx/arch.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/mma_f64.cuh"
 
@@ -210,6 +211,7 @@ struct DmmaSlab {
 // kCopy8: A or B is only 8-byte aligned; both are then copied in 8-byte pieces (CopyPlan::issue).
 template <bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<double> args) {
+#if GEMMKIT_SM90_CODE
     using Cfg = DmmaCfg;
     using SlabA = DmmaSlab<Cfg::BM, Cfg::BK, !kTransA>;  // op N: A[m + k*lda], m contiguous
     using SlabB = DmmaSlab<Cfg::BN, Cfg::BK, kTransB>;   // op T: B[n + k*ldb], n contiguous
@@ -314,10 +316,13 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
                              args.beta, vec_c);
             }
     }
+#else
+    __trap();  // an image below sm_90 (ptx/arch.cuh): launch_dmma never starts it
+#endif
 }
 
 // Whether this binary's dmma_kernel holds sm_90 code. Built for older architectures only
-// (CMAKE_CUDA_ARCHITECTURES=80), the mma wrapper compiles to a trap, which a newer GPU would
+// (CMAKE_CUDA_ARCHITECTURES=80), its body compiles to a trap (ptx/arch.cuh), which a newer GPU would
 // JIT and run; the launcher runs step 05 instead. Asked once a process.
 inline bool dmma_compiled_for_sm90() {
     static const bool ok = [] {

@@ -42,6 +42,7 @@ template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(WgmmaTmaCfg::kThreads)
     wgmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
     using Cfg = WgmmaTmaCfg;
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = SlabOfB<T, Cfg, kTransB>;
@@ -70,6 +71,9 @@ __global__ void __launch_bounds__(WgmmaTmaCfg::kThreads)
         __syncthreads();  // every warp has finished reading before thread 0 overwrites the slabs
     }
     store_warpgroup_tile<Cfg::BN>(acc, out, m0, n0);
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
 }
 
 }  // namespace gemmkit::hopper

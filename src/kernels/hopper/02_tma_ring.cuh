@@ -27,6 +27,7 @@ template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(TmaRingCfg::kThreads)
     tma_ring_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
     using Cfg = TmaRingCfg;
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = SlabOfB<T, Cfg, kTransB>;
@@ -65,6 +66,9 @@ __global__ void __launch_bounds__(TmaRingCfg::kThreads)
         ptx::wgmma_wait<0>();
     }
     store_warpgroup_tile<Cfg::BN>(acc, out, m0 + 64 * warpgroup, n0);
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
 }
 
 }  // namespace gemmkit::hopper

@@ -79,6 +79,7 @@ template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(WarpSpecializedCfg::kThreads, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                             OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
     using Cfg = WarpSpecializedCfg;
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = SlabOfB<T, Cfg, kTransB>;
@@ -112,6 +113,9 @@ __global__ void __launch_bounds__(WarpSpecializedCfg::kThreads, 1)
         }
         store_warpgroup_tile<Cfg::BN>(acc, out, m0 + 64 * slice, n0);
     }
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
 }
 
 }  // namespace gemmkit::hopper

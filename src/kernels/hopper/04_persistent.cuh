@@ -26,6 +26,7 @@ template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(PersistentCfg::kThreads, 1)
     persistent_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
     using Cfg = PersistentCfg;
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = SlabOfB<T, Cfg, kTransB>;
@@ -70,6 +71,9 @@ __global__ void __launch_bounds__(PersistentCfg::kThreads, 1)
             store_warpgroup_tile<Cfg::BN>(acc, out, tile.x * Cfg::BM + 64 * slice, tile.y * Cfg::BN);
         }
     }
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
 }
 
 }  // namespace gemmkit::hopper

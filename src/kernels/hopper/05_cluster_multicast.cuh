@@ -112,12 +112,16 @@ struct RegisterEpilogue {
 };
 
 template <class T, class TC, bool kTransA, bool kTransB>
-__global__ void __cluster_dims__(ClusterMulticastCfg::kCluster, 1, 1)
+__global__ void GEMMKIT_CLUSTER_DIMS(ClusterMulticastCfg::kCluster, 1, 1)
     __launch_bounds__(ClusterMulticastCfg::kThreads, 1)
         cluster_multicast_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                                  OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<ClusterMulticastCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out,
                                                                         RegisterEpilogue<TC>{out});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
 }
 
 }  // namespace gemmkit::hopper

@@ -48,11 +48,15 @@ struct TmaStoreEpilogue {
 };
 
 template <class T, class TC, bool kTransA, bool kTransB>
-__global__ void __cluster_dims__(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+__global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
     tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out,
                                                                 TmaStoreEpilogue<TC>{out, &map_c});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
 }
 
 }  // namespace gemmkit::hopper

@@ -107,8 +107,14 @@ cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
 
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned and
 // `kernel<T, TC, kTransA, kTransB>`) on p.
+// Whether the image the driver loaded for the current device holds the Hopper kernels' real
+// code, not the traps a build without sm_90a leaves (ptx/arch.cuh). Read once a device
+// (registry.cu, which holds the kernels).
+bool hopper_code_loaded();
+
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
+    if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
     if (!tma_reads_operands(p)) {
         if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);
         return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);

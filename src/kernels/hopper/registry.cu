@@ -1,4 +1,7 @@
 // Registry rows of the Hopper steps (levels 6-11 of the f16 and bf16 families): wgmma + TMA.
+#include <map>
+#include <mutex>
+
 #include "kernels/hopper/06_tma_store.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -64,3 +67,27 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
 }
 
 }  // namespace gemmkit::tensor
+
+namespace gemmkit::hopper {
+namespace {
+// 1 in the image of a pass that compiled the kernels' bodies (sm_90a), 0 in any other.
+__device__ int hopper_code_flag = GEMMKIT_HOPPER_CODE;
+}  // namespace
+
+bool hopper_code_loaded() {
+    static std::mutex mutex;
+    static std::map<int, bool> loaded;  // by device ordinal
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return false;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = loaded.find(device);
+    if (it == loaded.end()) {
+        int flag = 0;
+        const bool read = cudaMemcpyFromSymbol(&flag, hopper_code_flag, sizeof flag) == cudaSuccess;
+        if (!read) cudaGetLastError();  // no image for this device: not an error of the next launch
+        it = loaded.emplace(device, read && flag == 1).first;
+    }
+    return it->second;
+}
+
+}  // namespace gemmkit::hopper

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "ptx/arch.cuh"
 #include "ptx/cp_async.cuh"  // smem_addr
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
