@@ -70,7 +70,8 @@ cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p) {
                            CUBLAS_GEMM_DEFAULT);
 }
 
-void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, double* d_scale) {
+void cublas_reference_f64(const Cublas& blas, const Problem& p, verify::Tf32Inputs tf32, double* d_ref,
+                          double* d_scale) {
     cudaStream_t stream = nullptr;
     CUBLAS_CHECK(cublasGetStream(blas.get(), &stream));
     const int64_t rows_a = stored_rows_a(p), cols_a = p.transa == GEMMKIT_OP_N ? p.k : p.m;
@@ -78,12 +79,10 @@ void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, d
     const int64_t na = footprint(rows_a, cols_a, p.lda), nb = footprint(rows_b, cols_b, p.ldb);
     const int64_t nc = footprint(p.m, p.n, p.ldc);
     DeviceBuffer<double> a(na), b(nb), c(nc);
-    // Tensor cores read A and B rounded to TF32 under FAST_TF32; C is read as it is.
-    const bool tf32 = p.compute == GEMMKIT_COMPUTE_32F_FAST_TF32;
 
     // One pass for the values, one for their magnitudes (the error scale).
     for (bool magnitude : {false, true}) {
-        const verify::Widening ab_how{tf32, magnitude}, c_how{false, magnitude};
+        const verify::Widening ab_how{tf32, magnitude}, c_how{verify::Tf32Inputs::exact, magnitude};
         verify::widen(p.A, p.a_type, a.data(), na, ab_how, stream);
         verify::widen(p.B, p.b_type, b.data(), nb, ab_how, stream);
         double* out = magnitude ? d_scale : d_ref;

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "problem.hpp"
+#include "verify/dtypes.hpp"
 
 namespace gemmkit::ref {
 
@@ -34,9 +35,10 @@ bool has_cublas_baseline(const Problem& p);
 cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p);
 
 // Reference on the device: ref = alpha op(A) op(B) + beta C in FP64 (inputs widened to double,
-// exactly; A and B first rounded to TF32 under COMPUTE_32F_FAST_TF32, as tensor cores do), and
+// exactly; A and B first cut to TF32 as `tf32` says, as the kernel's tensor cores do), and
 // scale = |alpha| |op(A)| |op(B)| + |beta| |C|. ref and scale are device arrays, m x n, ld m.
 // Any A/B and C types. Throws std::runtime_error on CUDA/cuBLAS failure.
-void cublas_reference_f64(const Cublas& blas, const Problem& p, double* d_ref, double* d_scale);
+void cublas_reference_f64(const Cublas& blas, const Problem& p, verify::Tf32Inputs tf32, double* d_ref,
+                          double* d_scale);
 
 }  // namespace gemmkit::ref

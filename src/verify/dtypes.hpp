@@ -1,5 +1,6 @@
 // The C++ type behind each gemmkit_dtype, and the exact conversions the verification needs:
-// to double (exact for every type), from double (round to nearest) and FP32 -> TF32.
+// to double (exact for every type), from double (round to nearest) and FP32 -> TF32 (rounded or
+// truncated).
 // Host and device code alike (cuda_fp16.h / cuda_bf16.h work in plain C++ files too).
 #pragma once
 
@@ -39,6 +40,25 @@ __host__ __device__ inline float round_to_tf32(float x) {
     bits = (bits + 0x1000u) & ~0x1FFFu;
     std::memcpy(&x, &bits, sizeof bits);
     return x;
+}
+
+// FP32 cut to TF32 by dropping the 13 low mantissa bits (toward zero): what wgmma's TF32 tensor
+// cores read of an FP32 word in shared memory. Inf and NaN pass unchanged.
+__host__ __device__ inline float truncate_to_tf32(float x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    if ((bits & 0x7F800000u) == 0x7F800000u) return x;
+    bits &= ~0x1FFFu;
+    std::memcpy(&x, &bits, sizeof bits);
+    return x;
+}
+
+// How a kernel under GEMMKIT_COMPUTE_32F_FAST_TF32 hands FP32 A and B to the tensor cores
+// (exact: not TF32 compute).
+enum class Tf32Inputs { exact, rounded, truncated };
+
+__host__ __device__ inline float to_tf32(float x, Tf32Inputs how) {
+    return how == Tf32Inputs::rounded ? round_to_tf32(x) : how == Tf32Inputs::truncated ? truncate_to_tf32(x) : x;
 }
 
 // Exact: every FP16, BF16 and FP32 value is a double.

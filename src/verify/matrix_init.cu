@@ -39,8 +39,7 @@ template <class T>
 __global__ void widen_kernel(const T* src, double* dst, Widening how, int64_t count) {
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count; i += int64_t{gridDim.x} * blockDim.x) {
         T v = src[i];
-        if constexpr (std::is_same_v<T, float>)
-            if (how.round_tf32) v = round_to_tf32(v);
+        if constexpr (std::is_same_v<T, float>) v = to_tf32(v, how.tf32);
         const double d = to_double(v);
         dst[i] = how.magnitude ? fabs(d) : d;
     }
@@ -87,7 +86,7 @@ void widen(const void* d_src, gemmkit_dtype type, double* d_dst, int64_t count, 
     });
 }
 
-std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t count, bool round_tf32) {
+std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t count, Tf32Inputs tf32) {
     return visit_dtype(type, [&]<class T>(std::type_identity<T>) {
         std::vector<T> raw(static_cast<size_t>(count));
         if (count > 0) {
@@ -97,8 +96,7 @@ std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t
         std::vector<double> out(raw.size());
         for (size_t i = 0; i < raw.size(); ++i) {
             T v = raw[i];
-            if constexpr (std::is_same_v<T, float>)
-                if (round_tf32) v = round_to_tf32(v);
+            if constexpr (std::is_same_v<T, float>) v = to_tf32(v, tf32);
             out[i] = to_double(v);
         }
         return out;

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gemmkit/gemmkit.h"
+#include "verify/dtypes.hpp"
 
 namespace gemmkit::verify {
 
@@ -25,10 +26,11 @@ void fill_nan(double* d_x, int64_t count, cudaStream_t stream);
 // Host twin of fill_uniform before rounding (same values), for tests of the generator itself.
 double uniform_value(uint64_t seed, int64_t index);
 
-// How a value is widened: TF32 rounding first (FP32 sources only; it is what tensor cores
-// do to A and B under GEMMKIT_COMPUTE_32F_FAST_TF32), and/or its magnitude (the error scale).
+// How a value is widened: cut to TF32 first (FP32 sources only; what tensor cores do to A and B
+// under GEMMKIT_COMPUTE_32F_FAST_TF32, rounded or truncated by kernel), and/or its magnitude
+// (the error scale).
 struct Widening {
-    bool round_tf32 = false;
+    Tf32Inputs tf32 = Tf32Inputs::exact;
     bool magnitude = false;
 };
 
@@ -37,6 +39,6 @@ void widen(const void* d_src, gemmkit_dtype type, double* d_dst, int64_t count, 
 
 // The same on the host: `count` elements of `type` at d_src (device memory), as doubles.
 // Synchronous (cudaMemcpy); the caller orders it after the work that wrote d_src.
-std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t count, bool round_tf32);
+std::vector<double> widen_to_host(const void* d_src, gemmkit_dtype type, int64_t count, Tf32Inputs tf32);
 
 }  // namespace gemmkit::verify

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
 #include "common/check.hpp"
 #include "common/host_copy.hpp"
+#include "device_state.hpp"
 #include "reference/cpu_gemm.hpp"
 #include "verify/dtypes.hpp"
 #include "verify/matrix_init.hpp"
@@ -100,16 +102,21 @@ Problem problem_of(const Case& c) {
     return p;
 }
 
+// The reference result and its error scale (m x n, ld m).
+struct Checker::Reference {
+    std::vector<double> values, scale;
+};
+
 // A, B and C as raw bytes of their types; counts are in elements.
 struct Checker::Buffers {
     DeviceBuffer<unsigned char> a, b, c;
     int64_t a_count = 0, b_count = 0, c_count = 0;
     std::vector<unsigned char> c_before;  // C's whole buffer before any run
-    std::vector<double> ref, scale;
+    std::map<Tf32Inputs, Reference> refs;  // built when a kernel first needs one
 };
 
 Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
-    : case_(c), stream_(stream), buf_(std::make_unique<Buffers>()) {
+    : case_(c), blas_(blas), stream_(stream), buf_(std::make_unique<Buffers>()) {
     const bool ta = c.transa == GEMMKIT_OP_T, tb = c.transb == GEMMKIT_OP_T;
     problem_ = problem_of(c);
     Problem& p = problem_;
@@ -131,26 +138,41 @@ Checker::Checker(const Case& c, const ref::Cublas& blas, cudaStream_t stream)
     reset_c();
     CUDA_CHECK(cudaStreamSynchronize(stream));
     buf.c_before = to_host(buf.c);
-
-    const size_t mn = static_cast<size_t>(c.m * c.n);
     cpu_reference_ = static_cast<double>(c.m) * c.n * c.k <= kCpuReferenceMaxMacs;
+}
+
+// The reference from exactly the values the kernel reads: under TF32 compute, A and B cut to
+// TF32 the kernel's way (C is read as it is). Computed once per way, from C's starting values.
+const Checker::Reference& Checker::reference(Tf32Inputs tf32) {
+    Buffers& buf = *buf_;
+    auto it = buf.refs.find(tf32);
+    if (it != buf.refs.end()) return it->second;
+    const Case& c = case_;
+    const Problem& p = problem_;
+    const size_t mn = static_cast<size_t>(c.m * c.n);
+    Reference r;
     if (cpu_reference_) {
-        buf.ref.resize(mn);
-        buf.scale.resize(mn);
-        // Exactly the values the kernel reads: tensor cores round FP32 A and B to TF32 (not C).
-        const bool tf32 = c.compute == GEMMKIT_COMPUTE_32F_FAST_TF32;
+        r.values.resize(mn);
+        r.scale.resize(mn);
         const std::vector<double> ha = widen_to_host(buf.a.data(), c.ab_type, buf.a_count, tf32);
         const std::vector<double> hb = widen_to_host(buf.b.data(), c.ab_type, buf.b_count, tf32);
-        const std::vector<double> hc = widen_to_host(buf.c.data(), c.c_type, buf.c_count, false);
+        std::vector<double> hc(buf.c_before.size() / dtype_size(c.c_type));
+        visit_dtype(c.c_type, [&]<class T>(std::type_identity<T>) {
+            const T* before = reinterpret_cast<const T*>(buf.c_before.data());
+            for (size_t i = 0; i < hc.size(); ++i) hc[i] = to_double(before[i]);
+        });
         ref::cpu_gemm<double>(c.transa, c.transb, c.m, c.n, c.k, p.alpha, ha.data() + c.offset, p.lda,
-                              hb.data() + c.offset, p.ldb, p.beta, hc.data() + c.offset, p.ldc, buf.ref.data(),
-                              buf.scale.data());
+                              hb.data() + c.offset, p.ldb, p.beta, hc.data() + c.offset, p.ldc, r.values.data(),
+                              r.scale.data());
     } else {
+        reset_c();  // the reference reads C's starting values on the device
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
         DeviceBuffer<double> d_ref(mn), d_scale(mn);
-        ref::cublas_reference_f64(blas, p, d_ref.data(), d_scale.data());
-        buf.ref = to_host(d_ref);
-        buf.scale = to_host(d_scale);
+        ref::cublas_reference_f64(blas_, p, tf32, d_ref.data(), d_scale.data());
+        r.values = to_host(d_ref);
+        r.scale = to_host(d_scale);
     }
+    return buf.refs.emplace(tf32, std::move(r)).first->second;
 }
 
 Checker::~Checker() = default;
@@ -164,6 +186,7 @@ void Checker::reset_c() {
 
 Outcome Checker::run(const char* kernel) {
     const Problem& p = problem_;
+    const Reference& ref = reference(tf32_inputs_of(kernel, p));
     reset_c();
     Outcome out;
     out.cpu_reference = cpu_reference_;
@@ -185,8 +208,8 @@ Outcome Checker::run(const char* kernel) {
     visit_dtype(p.c_type, [&]<class T>(std::type_identity<T>) {
         std::vector<T> after(static_cast<size_t>(buf_->c_count));
         CUDA_CHECK(cudaMemcpy(after.data(), buf_->c.data(), after.size() * sizeof(T), cudaMemcpyDeviceToHost));
-        out.result = compare(after.data() + case_.offset, p.ldc, buf_->ref.data(), buf_->scale.data(), p.m, p.n,
-                             p.k, tolerance_for(p.a_type, p.c_type, p.compute, p.k));
+        out.result = compare(after.data() + case_.offset, p.ldc, ref.values.data(), ref.scale.data(), p.m, p.n, p.k,
+                             tolerance_for(p.a_type, p.c_type, p.compute, p.k));
 
         // Outside the m x n window nothing may change, bit for bit: the offset prefix, and
         // the rows between m and ldc.
@@ -198,6 +221,20 @@ Outcome Checker::run(const char* kernel) {
         }
     });
     return out;
+}
+
+Tf32Inputs tf32_inputs_of(const char* kernel, const Problem& p) {
+    if (p.compute != GEMMKIT_COMPUTE_32F_FAST_TF32) return Tf32Inputs::exact;
+    const KernelInfo* info = nullptr;
+    if (kernel == nullptr || std::strcmp(kernel, "auto") == 0) {
+        DeviceState dev;
+        std::string why;
+        if (current_device(&dev) == GEMMKIT_SUCCESS) info = choose_kernel(p, dev.sm, &why);
+    } else {
+        info = find_kernel(kernel);
+    }
+    const bool truncates = info != nullptr && info->truncates_tf32 != nullptr && info->truncates_tf32(p);
+    return truncates ? Tf32Inputs::truncated : Tf32Inputs::rounded;
 }
 
 Outcome run_case(const char* kernel, const Case& c, const ref::Cublas& blas, cudaStream_t stream) {

@@ -113,15 +113,23 @@ public:
     bool cpu_reference() const { return cpu_reference_; }
 
 private:
+    struct Buffers;
+    struct Reference;
     void reset_c();
+    const Reference& reference(Tf32Inputs tf32);
 
     Case case_;
+    const ref::Cublas& blas_;
     cudaStream_t stream_;
-    struct Buffers;
     std::unique_ptr<Buffers> buf_;
     Problem problem_;
     bool cpu_reference_ = false;
 };
+
+// How `kernel` (a registry name, or "auto" on the current device) hands FP32 A and B of p to the
+// tensor cores: exact unless p's compute is GEMMKIT_COMPUTE_32F_FAST_TF32, then rounded or
+// truncated to TF32 (KernelInfo::truncates_tf32).
+Tf32Inputs tf32_inputs_of(const char* kernel, const Problem& p);
 
 // Checker(c, blas, stream).run(kernel): one case, one kernel.
 Outcome run_case(const char* kernel, const Case& c, const ref::Cublas& blas, cudaStream_t stream);

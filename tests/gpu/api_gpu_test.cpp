@@ -319,6 +319,47 @@ TEST_F(ApiGpuTest, EveryKernelAgreesWithAuto) {
     EXPECT_GT(ran, 0) << "no registered kernel ran";
 }
 
+// ---- TF32 inputs ------------------------------------------------------------------------
+
+// Every TF32 kernel cuts A and B to TF32 the way its row says (KernelInfo::truncates_tf32), which
+// is what verification builds its reference from. A holds x = 1 + 2^-11 + 2^-12 in its first
+// column and B a 1 in its first row, so C = x cut once: 1 + 2^-10 rounded to nearest, 1 truncated.
+TEST_F(ApiGpuTest, Tf32KernelsCutInputsAsTheirRowsSay) {
+    constexpr int64_t m = 128, n = 256, k = 32;
+    const float x = 1.0f + 0x1.0p-11f + 0x1.0p-12f;
+    std::vector<float> a(m * k, 0.0f), b(k * n, 0.0f), c(m * n, kSentinel);
+    for (int64_t i = 0; i < m; ++i) a[i] = x;       // A(i, 0), column-major m x k
+    for (int64_t j = 0; j < n; ++j) b[j * k] = 1.0f;  // B(0, j), column-major k x n
+    DeviceBuffer<float> da(a.size()), db(b.size()), dc(c.size());
+    upload(da, a, stream_);
+    upload(db, b, stream_);
+    const float alpha = 1.0f, beta = 0.0f;
+    int ran = 0;
+    for (const KernelInfo& info : registry()) {
+        if (info.compute != GEMMKIT_COMPUTE_32F_FAST_TF32 || info.min_sm > sm_) continue;
+        upload(dc, c, stream_);
+        const gemmkit_status s =
+            gemmkit_gemm_ex(stream_, GEMMKIT_OP_N, GEMMKIT_OP_N, m, n, k, &alpha, da.data(), GEMMKIT_R_32F, m,
+                            db.data(), GEMMKIT_R_32F, k, &beta, dc.data(), GEMMKIT_R_32F, m,
+                            GEMMKIT_COMPUTE_32F_FAST_TF32, info.name);
+        ASSERT_EQ(s, GEMMKIT_SUCCESS) << info.name << ": " << status_text(s);
+        Problem p;
+        p.m = m, p.n = n, p.k = k, p.lda = m, p.ldb = k, p.ldc = m;
+        p.A = da.data(), p.B = db.data(), p.C = dc.data();
+        p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;
+        p.compute = GEMMKIT_COMPUTE_32F_FAST_TF32;
+        const bool truncates = info.truncates_tf32 != nullptr && info.truncates_tf32(p);
+        const float expected = truncates ? 1.0f : 1.0f + 0x1.0p-10f;
+        const std::vector<float> out = download(dc, stream_);
+        int64_t wrong = 0;
+        for (float v : out) wrong += v != expected;
+        EXPECT_EQ(wrong, 0) << info.name << (truncates ? " says it truncates" : " says it rounds") << ": C(0, 0) = "
+                            << std::hexfloat << out[0] << ", expected " << expected;
+        ++ran;
+    }
+    EXPECT_GT(ran, 0) << "no TF32 kernel runs on this device";
+}
+
 // ---- threads ----------------------------------------------------------------------------
 
 TEST_F(ApiGpuTest, ConcurrentThreadsGetCorrectResults) {

@@ -1,6 +1,6 @@
 // verify/dtypes.hpp: the conversions every reference is built on. TF32 rounding must match
-// PTX cvt.rna.tf32.f32 bit for bit (nearest, ties away from zero), or the reference and the
-// tensor cores would read different A and B.
+// PTX cvt.rna.tf32.f32 bit for bit (nearest, ties away from zero), and truncation what wgmma
+// reads, or the reference and the tensor cores would read different A and B.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -62,6 +62,29 @@ TEST(RoundToTf32, ClearsThirteenBitsWithinHalfAnUlp) {
         ASSERT_EQ(bits_of(r) & 0x1FFFu, 0u) << x;
         ASSERT_LE(std::fabs(static_cast<double>(r) - x), std::ldexp(std::fabs(static_cast<double>(x)), -11)) << x;
     }
+}
+
+// What wgmma reads of an FP32 word: the 13 low bits dropped, toward zero, never up.
+TEST(TruncateToTf32, DropsThirteenBitsTowardZero) {
+    EXPECT_EQ(gemmkit::verify::truncate_to_tf32(1.0f + 0x1.0p-11f + 0x1.0p-12f), 1.0f);
+    EXPECT_EQ(gemmkit::verify::truncate_to_tf32(-(2.0f - 0x1.0p-23f)), -(2.0f - 0x1.0p-10f));
+    EXPECT_EQ(gemmkit::verify::truncate_to_tf32(1.0f + 0x1.0p-10f), 1.0f + 0x1.0p-10f);
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(gemmkit::verify::truncate_to_tf32(-inf), -inf);
+    // A NaN whose payload sits in the dropped bits must stay a NaN, not become infinity.
+    uint32_t nan_bits = 0x7F800001u;
+    float nan;
+    std::memcpy(&nan, &nan_bits, sizeof nan);
+    EXPECT_TRUE(std::isnan(gemmkit::verify::truncate_to_tf32(nan)));
+}
+
+TEST(ToTf32, FollowsTheKernelsWay) {
+    using gemmkit::verify::Tf32Inputs;
+    using gemmkit::verify::to_tf32;
+    const float x = 1.0f + 0x1.0p-11f + 0x1.0p-12f;  // above the tie: nearest goes up
+    EXPECT_EQ(to_tf32(x, Tf32Inputs::exact), x);
+    EXPECT_EQ(to_tf32(x, Tf32Inputs::rounded), 1.0f + 0x1.0p-10f);
+    EXPECT_EQ(to_tf32(x, Tf32Inputs::truncated), 1.0f);
 }
 
 // Ties go to even; just above a tie goes up, which rounding through float first would lose

@@ -27,6 +27,10 @@ more text
 <!-- hopper-table:begin -->
 HOPPER TABLE OLD
 <!-- hopper-table:end -->
+tf32 on Hopper
+<!-- hopper-tf32-table:begin -->
+HOPPER TF32 TABLE OLD
+<!-- hopper-tf32-table:end -->
 the end
 """
 
@@ -71,6 +75,21 @@ class LadderTable(unittest.TestCase):
         self.assertNotIn("bf16.11", tensor)
         self.assertIn("FP32 TABLE UNTOUCHED", between(out, "ladder-table"))  # no sgemm rows measured
         self.assertTrue(out.endswith("the end\n"))
+
+    def test_tf32_step_07_goes_to_the_hopper_tf32_table_only(self):
+        csv_text = (row("tf32.07_wgmma_tma", "tf32", 4096, 4096, 4096, 382.6, 96.8) +
+                    row("tf32.06_mma_128x128x16_s4", "tf32", 4096, 4096, 4096, 144.0, 35.4) +
+                    row("cublas", "tf32", 4096, 4096, 4096, 399.0, 100))
+        proc, out = self.run_script(DOC, csv_text)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        hopper_tf32, tensor = between(out, "hopper-tf32-table"), between(out, "tensor-table")
+        self.assertIn("`tf32.07_wgmma_tma`", hopper_tf32)
+        self.assertIn("383 (96.8%)", hopper_tf32)
+        self.assertIn("cuBLAS TF32", hopper_tf32)
+        self.assertNotIn("tf32.06", hopper_tf32)
+        self.assertIn("`tf32.06_mma_128x128x16_s4`", tensor)
+        self.assertNotIn("tf32.07", tensor)
+        self.assertIn("HOPPER TABLE OLD", between(out, "hopper-table"))  # no f16/bf16 Hopper rows measured
 
     def test_a_csv_without_hopper_kernels_leaves_the_hopper_table_alone(self):
         csv_text = (row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +

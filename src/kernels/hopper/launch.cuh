@@ -112,6 +112,29 @@ cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
 // (registry.cu, which holds the kernels).
 bool hopper_code_loaded();
 
+// Step's kernel for element type T, C of TC and these ops, on p (which TMA can read).
+template <class Step, class T, class TC, bool kTransA, bool kTransB>
+cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
+    using Cfg = typename Step::Cfg;
+    using SlabA = SlabOfA<T, Cfg, kTransA>;
+    using SlabB = typename Step::template SlabB<T, kTransB>;
+    CUtensorMap map_a, map_b;
+    cudaError_t err = encode_operand_maps<SlabA, SlabB>(p, &map_a, &map_b);
+    if (err != cudaSuccess) return err;
+    constexpr auto kernel = Step::template kernel<T, TC, kTransA, kTransB>();
+    constexpr int smem = step_smem_bytes<Step, T>();
+    const dim3 grid = Step::grid(p, reinterpret_cast<const void*>(kernel), smem);
+    OutputArgs<TC> out = make_output_args<TC>(p);
+    if constexpr (Step::kTmaStore) {
+        CUtensorMap map_c = {};  // unused (zeros) when the register epilogue runs
+        out.tma_store =
+            tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, 64, 64) == cudaSuccess;
+        return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
+    } else {
+        return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out);
+    }
+}
+
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
     if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
@@ -119,29 +142,11 @@ cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
         if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);
         return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
     }
-    using Cfg = typename Step::Cfg;
     return tensor::with_half_types(p, [&](auto t, auto tc) {
         using T = typename decltype(t)::type;
         using TC = typename decltype(tc)::type;
         return with_ops(p, [&](auto ta, auto tb) {
-            constexpr bool kTransA = decltype(ta)::value, kTransB = decltype(tb)::value;
-            using SlabA = SlabOfA<T, Cfg, kTransA>;
-            using SlabB = typename Step::template SlabB<T, kTransB>;
-            CUtensorMap map_a, map_b;
-            cudaError_t err = encode_operand_maps<SlabA, SlabB>(p, &map_a, &map_b);
-            if (err != cudaSuccess) return err;
-            constexpr auto kernel = Step::template kernel<T, TC, kTransA, kTransB>();
-            constexpr int smem = step_smem_bytes<Step, T>();
-            const dim3 grid = Step::grid(p, reinterpret_cast<const void*>(kernel), smem);
-            OutputArgs<TC> out = make_output_args<TC>(p);
-            if constexpr (Step::kTmaStore) {
-                CUtensorMap map_c = {};  // unused (zeros) when the register epilogue runs
-                out.tma_store = tma_writes_c(p) &&
-                                encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, 64, 64) == cudaSuccess;
-                return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
-            } else {
-                return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out);
-            }
+            return launch_step_kernel<Step, T, TC, decltype(ta)::value, decltype(tb)::value>(p, stream);
         });
     });
 }

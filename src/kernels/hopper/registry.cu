@@ -1,9 +1,12 @@
-// Registry rows of the Hopper steps (levels 6-11 of the f16 and bf16 families): wgmma + TMA.
+// Registry rows of the Hopper steps (levels 6-11 of the f16 and bf16 families, level 7 of tf32):
+// wgmma + TMA.
 #include <map>
 #include <mutex>
 
 #include "kernels/hopper/06_tma_store.cuh"
+#include "kernels/hopper/07_tf32.cuh"
 #include "kernels/hopper/launch.cuh"
+#include "kernels/tensor/06_tf32.cuh"
 #include "kernels/tensor/registry_rows.hpp"
 
 namespace gemmkit::tensor {
@@ -31,6 +34,26 @@ GK_HOPPER_STEP(ClusterMulticastStep, ClusterMulticastCfg, ClusterGrid, cluster_m
 // The last step, which `auto` takes, also pads operands TMA cannot read into a workspace.
 GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedSlabOfB, true, true);
 #undef GK_HOPPER_STEP
+struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a step
+    using Cfg = Tf32Cfg;
+    static constexpr bool kTmaStore = false;
+    template <class T, bool kTransB>
+    using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB>; }
+};
+
+// TF32 wgmma reads B K-major only (op N) and TMA needs aligned operands: other problems run the
+// mma.sync pipeline of step 06, which rounds the inputs to TF32 instead of truncating them.
+bool runs_wgmma_tf32(const Problem& p) {
+    return p.transb == GEMMKIT_OP_N && tma_reads_operands(p) && hopper_code_loaded();
+}
+
+cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
+    if (!runs_wgmma_tf32(p)) return launch_tf32<Tf32PipelineCfg>(p, stream);
+    if (p.transa == GEMMKIT_OP_T) return launch_step_kernel<Tf32Step, float, float, true, false>(p, stream);
+    return launch_step_kernel<Tf32Step, float, float, false, false>(p, stream);
+}
 
 constexpr const char* kTmaFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
@@ -64,6 +87,12 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "clusters of 2 CTAs along m: each loads half of the shared B slab, multicast to both");
     add_step<TmaStoreStep>(table, "f16.11_tma_store", "bf16.11_tma_store", 11,
                            "epilogue through swizzled shared memory and TMA stores (16-bit C, beta 0)");
+    table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
+                      "step 10's kernel on wgmma.m64n256k8.tf32 (A of op N from registers); inputs truncated to TF32",
+                      "NN, TN (B of op T, or operands TMA cannot read: step 06 runs)",
+                      op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N) | op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), 16, tile_of<Tf32Cfg>(),
+                      supports_tf32, launch_tf32_step, entry_of<Tf32Step::kernel<float, float, false, false>()>,
+                      step_smem_bytes<Tf32Step, float>(), runs_wgmma_tf32});
 }
 
 }  // namespace gemmkit::tensor

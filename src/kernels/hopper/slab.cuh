@@ -3,13 +3,14 @@
 //
 // The slab holds MN x BK elements of op(X) (MN = BM for A, BN for B) in the direction global
 // memory has them contiguous, so any op combination loads with whole boxes:
-//  - K-major (op(A) = A^T, op(B) = B): each of the MN rows is BK = 64 16-bit elements of k,
-//    128 bytes, and one TMA box of 64 x MN fills the slab. Eight rows make one 1024-byte swizzle
-//    atom; the descriptor's stride-dimension offset steps to the next 8 rows (1024 bytes).
-//  - MN-major (op(A) = A, op(B) = B^T): blocks of 64 MN elements (128 bytes) x BK rows of k,
-//    one TMA box each, one after another. Within a block the 8 k-rows of an atom are 128 bytes
-//    apart; the stride-dimension offset steps 8 k (1024 bytes), the leading-dimension offset
-//    steps to the next 64-element block (a whole box).
+//  - K-major (op(A) = A^T, op(B) = B): each of the MN rows is BK elements of k, 128 bytes
+//    (BK = 64 16-bit or 32 FP32 elements), and one TMA box of BK x MN fills the slab. Eight rows
+//    make one 1024-byte swizzle atom; the descriptor's stride-dimension offset steps to the next
+//    8 rows (1024 bytes).
+//  - MN-major (op(A) = A, op(B) = B^T): blocks of 128 bytes of MN x BK rows of k, one TMA box
+//    each, one after another. Within a block the 8 k-rows of an atom are 128 bytes apart; the
+//    stride-dimension offset steps 8 k (1024 bytes), the leading-dimension offset steps to the
+//    next block (a whole box).
 // PTX ISA, "Shared Memory Matrix Layout" (canonical layouts, 128B swizzling).
 #pragma once
 
@@ -30,7 +31,7 @@ struct SwizzledSlab {
     static constexpr bool kKMajor = kKMajor_;
     static constexpr int kRowElems = 128 / static_cast<int>(sizeof(T));  // one 128-byte swizzled row
     static_assert(!kKMajor || BK == kRowElems, "K-major rows are exactly one 128-byte swizzle span of k");
-    static_assert(MN % 64 == 0 && BK % 16 == 0, "whole wgmma tiles");
+    static_assert(MN % 64 == 0 && BK * sizeof(T) % 32 == 0, "whole wgmma tiles (k of 32 bytes)");
     static constexpr int kBytes = MN * BK * static_cast<int>(sizeof(T));
     // TMA boxes: how many fill the slab, the MN extent of each, and its shape (contiguous first).
     static constexpr int kBoxes = kKMajor ? kKMajorBoxes : MN / kRowElems;
@@ -68,8 +69,20 @@ struct SwizzledSlab {
             load_box(part * (kBoxes / kParts) + i, dst, map, mn0, k0, bar, cta_mask);
     }
 
+    // Byte offset of element (mn, k) in an MN-major slab: its box, its 128-byte row k, and its
+    // 16-byte chunk, XORed with k % 8 by the swizzle (rows of a box are its k; a box is a whole
+    // number of 1024-byte atoms, so k % 8 is the row's place in its atom). For reading A into
+    // registers (TF32, step 7).
+    __device__ static uint32_t mn_major_offset(int mn, int k) {
+        static_assert(!kKMajor, "MN-major slabs");
+        constexpr int kElem = static_cast<int>(sizeof(T));
+        const int in_row = mn % kRowElems * kElem;  // byte within the 128-byte row
+        return mn / kRowElems * kBoxBytes + k * 128 + ((in_row / 16) ^ (k % 8)) * 16 + in_row % 16;
+    }
+
     // Descriptor of the sub-tile starting at MN offset `mn` (a multiple of 64) and k offset `k`
-    // (a multiple of 16) of the slab at shared address `base` (1024-byte aligned).
+    // (a multiple of one wgmma's k: 32 bytes) of the slab at shared address `base` (1024-byte
+    // aligned).
     __device__ static uint64_t descriptor(uint32_t base, int mn, int k) {
         constexpr int kElem = static_cast<int>(sizeof(T));
         if constexpr (kKMajor)

@@ -15,6 +15,9 @@
 
 namespace gemmkit::tensor {
 
+// The configuration of the registered row (and what the Hopper TF32 step falls back to).
+using Tf32PipelineCfg = PipelineCfg<128, 128, 16, 64, 64, 4>;
+
 template <class Cfg, class Order = TunedOrder>
 cudaError_t launch_tf32(const Problem& p, cudaStream_t stream) {
     return launch_pipeline_typed<Cfg, Order, float, float>(p, stream);

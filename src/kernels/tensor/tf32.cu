@@ -13,12 +13,10 @@ KernelInfo tf32_row(const char* name, const char* description) {
             pipeline_smem_bytes<Cfg, float>()};
 }
 
-using Tf32_128x128 = PipelineCfg<128, 128, 16, 64, 64, 4>;
-
 }  // namespace
 
 void add_tf32_kernels(std::vector<KernelInfo>* table) {
-    table->push_back(tf32_row<Tf32_128x128>("tf32.06_mma_128x128x16_s4",
+    table->push_back(tf32_row<Tf32PipelineCfg>("tf32.06_mma_128x128x16_s4",
                                             "mma.sync m16n8k8 TF32, 128x128 tile, BK 16, 4 stages, grouped block order"));
 }
 
