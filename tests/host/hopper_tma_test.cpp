@@ -43,7 +43,7 @@ TEST(HopperTma, ReadsOperandsOnlyWhenBothAreAddressable) {
     EXPECT_FALSE(tma_reads_operands(p));
 }
 
-TEST(HopperTma, WritesCOnlyFor16BitUnreadWholeChunkColumns) {
+TEST(HopperTma, WritesCOnlyFor16BitOrFp32UnreadWholeChunkColumns) {
     Problem p = aligned_bf16();
     EXPECT_TRUE(tma_writes_c(p));
     p.beta = 0.5;  // C must be read: the register epilogue does that
@@ -52,7 +52,14 @@ TEST(HopperTma, WritesCOnlyFor16BitUnreadWholeChunkColumns) {
     p.m = 60, p.lda = 64;  // columns of 120 bytes: TMA would write past m
     EXPECT_FALSE(tma_writes_c(p));
     p = aligned_bf16();
-    p.c_type = GEMMKIT_R_32F;  // the staging layout is for 16-bit C
+    p.c_type = GEMMKIT_R_32F;  // FP32 C is staged in 64 x 32 pieces
+    EXPECT_TRUE(tma_writes_c(p));
+    p.m = 60, p.lda = 64;  // 240-byte FP32 columns: whole 16-byte chunks
+    EXPECT_TRUE(tma_writes_c(p));
+    p.m = 62;  // 248 bytes: TMA would write past m
+    EXPECT_FALSE(tma_writes_c(p));
+    p = aligned_bf16();
+    p.c_type = GEMMKIT_R_64F;  // no staging layout for 8-byte C
     EXPECT_FALSE(tma_writes_c(p));
     p = aligned_bf16();
     p.ldc = 68;  // 136-byte columns: not 16-byte aligned

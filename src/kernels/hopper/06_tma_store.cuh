@@ -6,9 +6,9 @@
 // 64 x 64 pieces, and one thread has the copy engine store each piece (epilogue_tma.cuh),
 // clipped to m x n; the warpgroup returns to its wgmmas while C is written. Measured on the
 // register epilogue, the per-tile cost was ~4 us, which is what a k = 1024 problem misses most.
-// Used when C is FP16/BF16, beta == 0 (C is not read), m is a multiple of 8 (TMA clips columns
-// to whole 16-byte chunks) and TMA can address C; otherwise the block takes step 5's register
-// epilogue (a uniform branch).
+// Used when beta == 0 (C is not read), m * sizeof(C) is a multiple of 16 bytes (TMA clips
+// columns to whole 16-byte chunks) and TMA can address C; otherwise the block takes step 5's
+// register epilogue (a uniform branch). FP32 C is staged in 64 x 32 pieces (epilogue_tma.cuh).
 // Preconditions: none. Operands TMA cannot read are first copied into aligned workspaces
 // (pad_copy.cu, launch.cuh); with no memory for them, step 05's kernels run.
 // Measured (H200, NN, % of cuBLAS): BF16 2048^3 619 TFLOP/s (95.9%), 4096^3 782 (98.5%), 8192^3
@@ -23,7 +23,7 @@
 namespace gemmkit::hopper {
 
 struct TmaStoreCfg : ClusterMulticastCfg {
-    static constexpr int kStagingBytes = kConsumers * staging_bytes<uint16_t>();  // 16 KiB a warpgroup
+    static constexpr int kStagingBytes = kConsumers * staging_bytes();  // 16 KiB a warpgroup
 };
 
 template <class TC>
@@ -32,14 +32,11 @@ struct TmaStoreEpilogue {
     const CUtensorMap* map_c;
     template <int kAccs>
     __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int row0, int col0) const {
-        if constexpr (sizeof(TC) == 2) {
-            if (out.tma_store) {
-                store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes<TC>(), 1 + slice,
-                                                        out.alpha, row0, col0);
-                return;
-            }
-        }
-        store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
+        if (out.tma_store)
+            store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice,
+                                                    out.alpha, row0, col0);
+        else
+            store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
     }
     // The block's last stores must be complete before it exits.
     __device__ void finish() const {

@@ -1,9 +1,9 @@
 // Hopper step 7 (level 7 of the tf32 family): TF32 on the same machinery.
 //
-// What changed since step 5: the element is FP32 and each wgmma is m64n256k8.tf32, so a slab
+// What changed since step 6: the element is FP32 and each wgmma is m64n256k8.tf32, so a slab
 // holds BK = 32 elements of k (still 128-byte rows, the same swizzle, boxes and descriptors),
-// and the ring, warp specialization, persistent grouped order and cluster multicast of B are
-// step 5's body unchanged. Two things are new (tf32_mma.cuh):
+// and the ring, warp specialization, persistent grouped order, cluster multicast of B and the
+// TMA-store epilogue are steps 5 and 6 unchanged. Two things are new (tf32_mma.cuh):
 //  - TF32 wgmma has no transpose bits, so B must be K-major (op N) and A, from shared memory,
 //    too. A with op N (m contiguous) is read from its slab into registers instead: the
 //    register-A form of wgmma.
@@ -12,27 +12,28 @@
 //    cuBLAS's TF32 path does, measured on the H100). The registry row says so
 //    (KernelInfo::truncates_tf32), verification cuts its reference inputs the same way, and a
 //    GPU test pins the behaviour.
-// C is FP32 and written from registers (step 5's epilogue), with alpha and beta.
+// C is FP32, written through shared memory and TMA stores in 64 x 32 pieces when beta == 0 (step
+// 6), else from registers.
 // Preconditions: op(B) = B (op N), A and B TMA-addressable; other problems run step 06.
 // Measured (H100, NN / TN, % of cuBLAS TF32): 4096^3 383 TFLOP/s (96.8%) / 392 (96.9%); 8192^3
 // 377 (104.2%) / 368 (99.9%), where both contenders' times spread by 10%.
 #pragma once
 
-#include "kernels/hopper/05_cluster_multicast.cuh"
+#include "kernels/hopper/06_tma_store.cuh"
 
 namespace gemmkit::hopper {
 
-struct Tf32Cfg : ClusterMulticastCfg {
+struct Tf32Cfg : TmaStoreCfg {
     static constexpr int BK = 32;  // 128 bytes of FP32 k a row; 48 KiB a stage, 4 stages
 };
 
 template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(Tf32Cfg::kThreads, 1)
     tf32_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                OutputArgs<TC> out) {
+                const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
     static_assert(std::is_same_v<T, float> && std::is_same_v<TC, float> && !kTransB, "FP32 data, B K-major");
 #if GEMMKIT_HOPPER_CODE
-    cluster_multicast_body<Tf32Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, RegisterEpilogue<TC>{out});
+    cluster_multicast_body<Tf32Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c});
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

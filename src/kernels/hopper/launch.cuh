@@ -2,6 +2,10 @@
 // that every step shares (types, ops, maps, grid, shared memory).
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <tuple>
+
 #include "device_state.hpp"
 #include "kernels/hopper/pad_copy.hpp"
 #include "kernels/hopper/slab.cuh"
@@ -46,21 +50,41 @@ struct PersistentGrid {
 
 // A persistent grid should be resident all at once (clusters left waiting would start only when
 // others finish, doubling the time), and the GPCs need not hold sm_count / kCluster clusters:
-// the driver says how many fit. (This query and the map encoding run on every launch; at 2048^3
-// they are host time of the same order as the kernel's: caching them is a lever not yet tried.)
+// the driver says how many fit. Its answer depends only on the device, the kernel and its shared
+// memory, so it is asked once for each (the query costs microseconds, which at 2048^3 would be
+// host time of the order of the kernel's own).
+inline int max_active_clusters(const void* kernel, int threads, int smem_bytes, int64_t wanted) {
+    static std::mutex mutex;
+    static std::map<std::tuple<int, const void*, int>, int> known;  // (device, kernel, smem) -> clusters
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    const auto key = std::make_tuple(device, kernel, smem_bytes);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = known.find(key); it != known.end()) return it->second;
+    }
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(wanted));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+    int fit = 0;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) != cudaSuccess ||
+        cudaOccupancyMaxActiveClusters(&fit, kernel, &config) != cudaSuccess) {
+        cudaGetLastError();  // not an error of the next launch: that one reports its own
+        return 0;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    known.emplace(key, fit);
+    return fit;
+}
+
 template <class Cfg>
 struct ClusterGrid {
     static dim3 grid(const Problem& p, const void* kernel, int smem_bytes) {
         const int64_t pairs = ceil_div(ceil_div(p.m, Cfg::BM), Cfg::kCluster) * ceil_div(p.n, Cfg::BN);
         int64_t clusters = sm_count_or(132) / Cfg::kCluster;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kCluster));
-        config.blockDim = dim3(Cfg::kThreads);
-        config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
-        int fit = 0;
-        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) == cudaSuccess &&
-            cudaOccupancyMaxActiveClusters(&fit, kernel, &config) == cudaSuccess && fit > 0 && fit < clusters)
-            clusters = fit;
+        const int fit = max_active_clusters(kernel, Cfg::kThreads, smem_bytes, clusters * Cfg::kCluster);
+        if (fit > 0 && fit < clusters) clusters = fit;
         return dim3(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     }
 };
@@ -128,7 +152,8 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if constexpr (Step::kTmaStore) {
         CUtensorMap map_c = {};  // unused (zeros) when the register epilogue runs
         out.tma_store =
-            tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, 64, 64) == cudaSuccess;
+            tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
+                                                 c_box_cols(sizeof(TC))) == cudaSuccess;
         return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
     } else {
         return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out);

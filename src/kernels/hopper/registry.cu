@@ -36,7 +36,7 @@ GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedS
 #undef GK_HOPPER_STEP
 struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a step
     using Cfg = Tf32Cfg;
-    static constexpr bool kTmaStore = false;
+    static constexpr bool kTmaStore = true;
     template <class T, bool kTransB>
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
     template <class T, class TC, bool kTransA, bool kTransB>
@@ -59,7 +59,7 @@ constexpr const char* kTmaFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
 constexpr const char* kPaddedFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (else copied into an aligned "
-    "workspace first); TMA-stored C needs 16-bit C, beta 0, m % 8 == 0";
+    "workspace first); TMA-stored C needs beta 0 and m * sizeof(C) a multiple of 16 bytes";
 
 template <class Step>
 void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
@@ -86,9 +86,9 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
     add_step<ClusterMulticastStep>(table, "f16.10_cluster_multicast", "bf16.10_cluster_multicast", 10,
                                    "clusters of 2 CTAs along m: each loads half of the shared B slab, multicast to both");
     add_step<TmaStoreStep>(table, "f16.11_tma_store", "bf16.11_tma_store", 11,
-                           "epilogue through swizzled shared memory and TMA stores (16-bit C, beta 0)");
+                           "epilogue through swizzled shared memory and TMA stores (beta 0)");
     table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
-                      "step 10's kernel on wgmma.m64n256k8.tf32 (A of op N from registers); inputs truncated to TF32",
+                      "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers); inputs truncated to TF32",
                       "NN, TN (B of op T, or operands TMA cannot read: step 06 runs)",
                       op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N) | op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), 16, tile_of<Tf32Cfg>(),
                       supports_tf32, launch_tf32_step, entry_of<Tf32Step::kernel<float, float, false, false>()>,

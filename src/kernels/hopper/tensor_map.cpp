@@ -42,7 +42,8 @@ bool tma_reads_operands(const Problem& p) {
 
 bool tma_writes_c(const Problem& p) {
     const int64_t column_bytes = p.m * static_cast<int64_t>(dtype_size(p.c_type));
-    return dtype_size(p.c_type) == 2 && p.beta == 0.0 && column_bytes % 16 == 0 &&
+    const size_t size = dtype_size(p.c_type);
+    return (size == 2 || size == 4) && p.beta == 0.0 && column_bytes % 16 == 0 &&
            tma_addressable(p.C, p.ldc, p.c_type);
 }
 

@@ -26,8 +26,8 @@ bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
 // Whether TMA can read A and B of p (both tma_addressable).
 bool tma_reads_operands(const Problem& p);
 
-// Whether step 6 may write p's C with TMA stores: 16-bit C, not read (beta == 0), addressable,
-// and m a multiple of 8. Measured on an H200: a TMA store clips the contiguous dimension only to
+// Whether step 6 may write p's C with TMA stores: 16-bit or FP32 C, not read (beta == 0),
+// addressable, and its columns whole 16-byte chunks (m a multiple of 8, or of 4 for FP32). Measured on an H200: a TMA store clips the contiguous dimension only to
 // whole 16-byte chunks, so with m % 8 != 0 it wrote up to 7 elements past m in every column.
 bool tma_writes_c(const Problem& p);
 
