@@ -6,7 +6,7 @@
 // TMA-store epilogue are steps 5 and 6 unchanged. Two things are new (tf32_mma.cuh):
 //  - TF32 wgmma has no transpose bits, so B must be K-major (op N) and A, from shared memory,
 //    too. A with op N (m contiguous) is read from its slab into registers instead: the
-//    register-A form of wgmma.
+//    register-A form of wgmma. B with op T is transposed by the launcher (one pass over B).
 //  - The tensor core reads only the top 19 bits of each FP32 word (sign, exponent, 10 mantissa
 //    bits): the inputs are truncated to TF32, not rounded as step 06's cvt.rna does (and as
 //    cuBLAS's TF32 path does, measured on the H100). The registry row says so
@@ -14,7 +14,8 @@
 //    GPU test pins the behaviour.
 // C is FP32, written through shared memory and TMA stores in 64 x 32 pieces when beta == 0 (step
 // 6), else from registers.
-// Preconditions: op(B) = B (op N), A and B TMA-addressable; other problems run step 06.
+// Preconditions: none. B of op T is first transposed into a K-major workspace, and operands TMA
+// cannot read are copied into aligned ones (pad_copy.cu); with no memory for them, step 06 runs.
 // Measured (H100, NN / TN, % of cuBLAS TF32): 4096^3 383 TFLOP/s (96.8%) / 392 (96.9%); 8192^3
 // 377 (104.2%) / 368 (99.9%), where both contenders' times spread by 10%.
 #pragma once

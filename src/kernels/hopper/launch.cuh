@@ -105,28 +105,38 @@ constexpr int step_smem_bytes() {
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream);
 
-// Step on p with the operands TMA cannot read first copied into aligned workspaces (pad_copy).
-// Without the memory for them it runs the mma.sync pipeline, which needs none.
-template <class Step>
-cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
+// launch(q) on p with the operands TMA cannot read first copied into aligned workspaces
+// (pad_copy); fallback(p) where there is no memory for them.
+template <class Launch, class Fallback>
+cudaError_t launch_padded(const Problem& p, cudaStream_t stream, Launch&& launch, Fallback&& fallback) {
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
     Problem q = p;
     PaddedOperand a, b;
     cudaError_t err = cudaSuccess;
     if (!tma_addressable(p.A, p.lda, p.a_type)) {
-        err = pad_operand(p.A, p.lda, ta ? p.k : p.m, ta ? p.m : p.k, stream, &a);
+        err = pad_operand(p.A, p.lda, ta ? p.k : p.m, ta ? p.m : p.k, static_cast<int>(dtype_size(p.a_type)), stream,
+                          &a);
         q.A = a.data, q.lda = a.ld;
     }
     if (err == cudaSuccess && !tma_addressable(p.B, p.ldb, p.b_type)) {
-        err = pad_operand(p.B, p.ldb, tb ? p.n : p.k, tb ? p.k : p.n, stream, &b);
+        err = pad_operand(p.B, p.ldb, tb ? p.n : p.k, tb ? p.k : p.n, static_cast<int>(dtype_size(p.b_type)), stream,
+                          &b);
         q.B = b.data, q.ldb = b.ld;
     }
-    if (err == cudaSuccess) err = launch_hopper_step<Step>(q, stream);
+    if (err == cudaSuccess) err = launch(q);
     for (void* ws : {a.data, b.data})
         if (ws != nullptr) cudaFreeAsync(ws, stream);  // after the GEMM, in stream order
-    if (err == cudaErrorMemoryAllocation)
-        return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+    if (err == cudaErrorMemoryAllocation) return fallback(p);
     return err;
+}
+
+// Step on p with unreadable operands padded; without the memory, the mma.sync pipeline, which
+// needs none.
+template <class Step>
+cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
+    return launch_padded(
+        p, stream, [&](const Problem& q) { return launch_hopper_step<Step>(q, stream); },
+        [&](const Problem& q) { return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(q, stream); });
 }
 
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned and

@@ -45,38 +45,85 @@ cudaError_t allocate_workspace(void** ptr, size_t bytes, cudaStream_t stream) {
 }
 
 // dst(r, c) = src(r, c) for r < rows, c < cols; dst's rows rows..ld_dst-1 are zero-filled.
-// Each thread moves 8 elements of one column: 2-byte loads (src may be 2-byte aligned only),
-// one 16-byte store (ld_dst is a multiple of 8).
-__global__ void pad_columns_kernel(const uint16_t* src, int64_t ld_src, uint16_t* dst, int64_t ld_dst, int64_t rows,
-                                   int64_t cols) {
-    const int64_t chunks_per_col = ld_dst / 8, chunks = chunks_per_col * cols;
+// Each thread moves one 16-byte chunk of one column: element loads (src may be aligned to its
+// element size only), one 16-byte store (ld_dst is a multiple of the chunk).
+template <class E>
+__global__ void pad_columns_kernel(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows, int64_t cols) {
+    constexpr int kChunk = 16 / sizeof(E);
+    const int64_t chunks_per_col = ld_dst / kChunk, chunks = chunks_per_col * cols;
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < chunks;
          i += int64_t{gridDim.x} * blockDim.x) {
-        const int64_t c = i / chunks_per_col, r0 = i % chunks_per_col * 8;
-        const uint16_t* s = src + c * ld_src + r0;
-        uint16_t v[8];
+        const int64_t c = i / chunks_per_col, r0 = i % chunks_per_col * kChunk;
+        const E* s = src + c * ld_src + r0;
+        union {
+            E e[kChunk];
+            uint4 v;
+        } chunk;
 #pragma unroll
-        for (int e = 0; e < 8; ++e) v[e] = r0 + e < rows ? s[e] : uint16_t{0};
-        const uint4 packed = {v[0] | uint32_t{v[1]} << 16, v[2] | uint32_t{v[3]} << 16, v[4] | uint32_t{v[5]} << 16,
-                              v[6] | uint32_t{v[7]} << 16};
-        *reinterpret_cast<uint4*>(dst + c * ld_dst + r0) = packed;
+        for (int e = 0; e < kChunk; ++e) chunk.e[e] = r0 + e < rows ? s[e] : E{0};
+        *reinterpret_cast<uint4*>(dst + c * ld_dst + r0) = chunk.v;
+    }
+}
+
+// dst(c, r) = src(r, c) for 4-byte elements through a 32 x 33 shared tile (the extra column
+// keeps the column reads conflict-free): reads and writes are both whole 128-byte rows. dst's
+// rows cols..ld_dst-1 are zero-filled. Blocks of 32 x 8 threads, one 32 x 32 tile each.
+__global__ void transpose_kernel(const uint32_t* src, int64_t ld_src, uint32_t* dst, int64_t ld_dst, int64_t rows,
+                                 int64_t cols) {
+    __shared__ uint32_t tile[32][33];
+    const int64_t r0 = blockIdx.x * int64_t{32}, c0 = blockIdx.y * int64_t{32};
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        const int64_t r = r0 + threadIdx.x, c = c0 + i;
+        tile[i][threadIdx.x] = r < rows && c < cols ? src[r + c * ld_src] : 0u;
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        const int64_t c = c0 + threadIdx.x, r = r0 + i;  // dst row c, column r
+        if (c < ld_dst && r < rows) dst[c + r * ld_dst] = tile[threadIdx.x][i];
     }
 }
 
 }  // namespace
 
-cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
-                        PaddedOperand* out) {
-    const int64_t ld_dst = (rows + 7) / 8 * 8;
+cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, int element_bytes,
+                        cudaStream_t stream, PaddedOperand* out) {
+    if (element_bytes != 2 && element_bytes != 4) return cudaErrorInvalidValue;
+    const int64_t chunk = 16 / element_bytes, ld_dst = (rows + chunk - 1) / chunk * chunk;
     void* dst = nullptr;
-    cudaError_t err = allocate_workspace(&dst, static_cast<size_t>(ld_dst * cols * 2), stream);
+    cudaError_t err = allocate_workspace(&dst, static_cast<size_t>(ld_dst * cols * element_bytes), stream);
     if (err != cudaSuccess) {
         cudaGetLastError();  // an allocation failure must not surface as the next launch's error
         return err;
     }
-    const int64_t chunks = ld_dst / 8 * cols, blocks = chunks / 256 + 1;
-    pad_columns_kernel<<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-        static_cast<const uint16_t*>(src), ld, static_cast<uint16_t*>(dst), ld_dst, rows, cols);
+    const int64_t chunks = ld_dst / chunk * cols, blocks = chunks / 256 + 1;
+    const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
+    if (element_bytes == 2)
+        pad_columns_kernel<<<grid, 256, 0, stream>>>(static_cast<const uint16_t*>(src), ld, static_cast<uint16_t*>(dst),
+                                                     ld_dst, rows, cols);
+    else
+        pad_columns_kernel<<<grid, 256, 0, stream>>>(static_cast<const uint32_t*>(src), ld, static_cast<uint32_t*>(dst),
+                                                     ld_dst, rows, cols);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        cudaFreeAsync(dst, stream);
+        return err;
+    }
+    *out = {dst, ld_dst};
+    return cudaSuccess;
+}
+
+cudaError_t transpose_operand(const float* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
+                              PaddedOperand* out) {
+    const int64_t ld_dst = (cols + 3) / 4 * 4;
+    void* dst = nullptr;
+    cudaError_t err = allocate_workspace(&dst, static_cast<size_t>(ld_dst * rows * 4), stream);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return err;
+    }
+    const dim3 grid(static_cast<unsigned>((rows + 31) / 32), static_cast<unsigned>((ld_dst + 31) / 32));
+    transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(reinterpret_cast<const uint32_t*>(src), ld,
+                                                       static_cast<uint32_t*>(dst), ld_dst, rows, cols);
     err = cudaGetLastError();
     if (err != cudaSuccess) {
         cudaFreeAsync(dst, stream);

@@ -14,13 +14,20 @@ namespace gemmkit::hopper {
 // with cudaFreeAsync on the same stream after the GEMM that reads it.
 struct PaddedOperand {
     void* data = nullptr;
-    int64_t ld = 0;  // a multiple of 8 elements
+    int64_t ld = 0;  // a multiple of 16 bytes
 };
 
-// Copies the stored rows x cols matrix of 16-bit elements at src (column-major, leading
-// dimension ld, any 2-byte alignment) into a new workspace, enqueued on `stream`; *out receives
-// it. On failure nothing stays allocated and no CUDA error is left pending.
-cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
-                        PaddedOperand* out);
+// Copies the stored rows x cols matrix of 2- or 4-byte elements at src (column-major, leading
+// dimension ld, aligned to its element size) into a new workspace, enqueued on `stream`; *out
+// receives it. On failure (cudaErrorInvalidValue for another element size) nothing stays
+// allocated and no CUDA error is left pending.
+cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, int element_bytes,
+                        cudaStream_t stream, PaddedOperand* out);
+
+// Copies the transpose of the stored rows x cols FP32 matrix at src (column-major, leading
+// dimension ld) into a new workspace: a cols x rows column-major matrix whose columns start on
+// 16-byte boundaries. For TF32 wgmma, which reads B only K-major (op N). As pad_operand otherwise.
+cudaError_t transpose_operand(const float* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
+                              PaddedOperand* out);
 
 }  // namespace gemmkit::hopper

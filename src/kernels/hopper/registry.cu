@@ -43,16 +43,32 @@ struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a 
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB>; }
 };
 
-// TF32 wgmma reads B K-major only (op N) and TMA needs aligned operands: other problems run the
-// mma.sync pipeline of step 06, which rounds the inputs to TF32 instead of truncating them.
-bool runs_wgmma_tf32(const Problem& p) {
-    return p.transb == GEMMKIT_OP_N && tma_reads_operands(p) && hopper_code_loaded();
-}
+// TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
+// operands TMA cannot read are copied into aligned ones. Without memory for those copies, or
+// without the sm_90a image, the mma.sync pipeline of step 06 runs, which rounds the inputs to
+// TF32 instead of truncating them.
+bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
 cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
-    if (!runs_wgmma_tf32(p)) return launch_tf32<Tf32PipelineCfg>(p, stream);
-    if (p.transa == GEMMKIT_OP_T) return launch_step_kernel<Tf32Step, float, float, true, false>(p, stream);
-    return launch_step_kernel<Tf32Step, float, float, false, false>(p, stream);
+    auto pipeline = [&](const Problem& q) { return launch_tf32<Tf32PipelineCfg>(q, stream); };
+    if (!runs_wgmma_tf32(p)) return pipeline(p);
+    auto wgmma = [&](const Problem& q) {
+        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Tf32Step, float, float, true, false>(q, stream);
+        return launch_step_kernel<Tf32Step, float, float, false, false>(q, stream);
+    };
+    auto aligned = [&](const Problem& q) {
+        return tma_reads_operands(q) ? wgmma(q) : launch_padded(q, stream, wgmma, pipeline);
+    };
+    if (p.transb == GEMMKIT_OP_N) return aligned(p);
+    PaddedOperand bt;  // op(B) = B^T with B stored n x k: its transpose is op(B) stored K-major
+    cudaError_t err = transpose_operand(static_cast<const float*>(p.B), p.ldb, p.n, p.k, stream, &bt);
+    if (err == cudaErrorMemoryAllocation) return pipeline(p);
+    if (err != cudaSuccess) return err;
+    Problem q = p;
+    q.transb = GEMMKIT_OP_N, q.B = bt.data, q.ldb = bt.ld;
+    err = aligned(q);
+    cudaFreeAsync(bt.data, stream);  // after the GEMM, in stream order
+    return err;
 }
 
 constexpr const char* kTmaFastPath =
@@ -88,9 +104,10 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
     add_step<TmaStoreStep>(table, "f16.11_tma_store", "bf16.11_tma_store", 11,
                            "epilogue through swizzled shared memory and TMA stores (beta 0)");
     table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
-                      "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers); inputs truncated to TF32",
-                      "NN, TN (B of op T, or operands TMA cannot read: step 06 runs)",
-                      op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N) | op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), 16, tile_of<Tf32Cfg>(),
+                      "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates inputs",
+                      "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
+                      "aligned workspaces",
+                      kAllOps, 16, tile_of<Tf32Cfg>(),
                       supports_tf32, launch_tf32_step, entry_of<Tf32Step::kernel<float, float, false, false>()>,
                       step_smem_bytes<Tf32Step, float>(), runs_wgmma_tf32});
 }
