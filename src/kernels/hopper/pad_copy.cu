@@ -83,26 +83,18 @@ __global__ void transpose_kernel(const uint32_t* src, int64_t ld_src, uint32_t* 
     }
 }
 
-}  // namespace
-
-cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, int element_bytes,
-                        cudaStream_t stream, PaddedOperand* out) {
-    if (element_bytes != 2 && element_bytes != 4) return cudaErrorInvalidValue;
-    const int64_t chunk = 16 / element_bytes, ld_dst = (rows + chunk - 1) / chunk * chunk;
+// A workspace of ld_dst x cols elements of element_bytes each, filled by enqueue(dst) (a kernel
+// launch on `stream`), into *out. On failure nothing stays allocated and no error is pending.
+template <class Enqueue>
+cudaError_t fill_workspace(int64_t ld_dst, int64_t cols, int element_bytes, cudaStream_t stream, Enqueue&& enqueue,
+                           PaddedOperand* out) {
     void* dst = nullptr;
     cudaError_t err = allocate_workspace(&dst, static_cast<size_t>(ld_dst * cols * element_bytes), stream);
     if (err != cudaSuccess) {
         cudaGetLastError();  // an allocation failure must not surface as the next launch's error
         return err;
     }
-    const int64_t chunks = ld_dst / chunk * cols, blocks = chunks / 256 + 1;
-    const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
-    if (element_bytes == 2)
-        pad_columns_kernel<<<grid, 256, 0, stream>>>(static_cast<const uint16_t*>(src), ld, static_cast<uint16_t*>(dst),
-                                                     ld_dst, rows, cols);
-    else
-        pad_columns_kernel<<<grid, 256, 0, stream>>>(static_cast<const uint32_t*>(src), ld, static_cast<uint32_t*>(dst),
-                                                     ld_dst, rows, cols);
+    enqueue(dst);
     err = cudaGetLastError();
     if (err != cudaSuccess) {
         cudaFreeAsync(dst, stream);
@@ -112,25 +104,34 @@ cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols,
     return cudaSuccess;
 }
 
+}  // namespace
+
+cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, int element_bytes,
+                        cudaStream_t stream, PaddedOperand* out) {
+    if (element_bytes != 2 && element_bytes != 4) return cudaErrorInvalidValue;
+    const int64_t chunk = 16 / element_bytes, ld_dst = (rows + chunk - 1) / chunk * chunk;
+    const int64_t chunks = ld_dst / chunk * cols, blocks = chunks / 256 + 1;
+    const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
+    auto enqueue = [&](void* dst) {
+        if (element_bytes == 2)
+            pad_columns_kernel<<<grid, 256, 0, stream>>>(static_cast<const uint16_t*>(src), ld,
+                                                         static_cast<uint16_t*>(dst), ld_dst, rows, cols);
+        else
+            pad_columns_kernel<<<grid, 256, 0, stream>>>(static_cast<const uint32_t*>(src), ld,
+                                                         static_cast<uint32_t*>(dst), ld_dst, rows, cols);
+    };
+    return fill_workspace(ld_dst, cols, element_bytes, stream, enqueue, out);
+}
+
 cudaError_t transpose_operand(const float* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
                               PaddedOperand* out) {
-    const int64_t ld_dst = (cols + 3) / 4 * 4;
-    void* dst = nullptr;
-    cudaError_t err = allocate_workspace(&dst, static_cast<size_t>(ld_dst * rows * 4), stream);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        return err;
-    }
+    const int64_t ld_dst = (cols + 3) / 4 * 4;  // the transpose's rows: 16-byte columns
     const dim3 grid(static_cast<unsigned>((rows + 31) / 32), static_cast<unsigned>((ld_dst + 31) / 32));
-    transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(reinterpret_cast<const uint32_t*>(src), ld,
-                                                       static_cast<uint32_t*>(dst), ld_dst, rows, cols);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        cudaFreeAsync(dst, stream);
-        return err;
-    }
-    *out = {dst, ld_dst};
-    return cudaSuccess;
+    auto enqueue = [&](void* dst) {
+        transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(reinterpret_cast<const uint32_t*>(src), ld,
+                                                           static_cast<uint32_t*>(dst), ld_dst, rows, cols);
+    };
+    return fill_workspace(ld_dst, rows, 4, stream, enqueue, out);
 }
 
 }  // namespace gemmkit::hopper
