@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "device_state.hpp"
 #include "gpu_test.hpp"
+#include "kernels/hopper/stream_k.hpp"
 #include "verify/verify.hpp"
 
 namespace gemmkit::test {
@@ -70,6 +72,16 @@ constexpr Variant kVariants[] = {
 constexpr const char* kFloatOutputShapes[] = {"7x7x7", "129x127x65_off3_ld5", "260x196x36", "4097x4095x257"};
 constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 
+// Stream-K rows (Hopper step 8) also run shapes whose tiles their schedule cuts along k on a
+// 132-SM GPU (66 clusters of 2): 1000x1000x2000 has 16 pair-tiles of 32 slabs, each cut into 4
+// or 5 pieces, some in the middle of a tile; 1790x2555x250 has 70 pair-tiles of 4 slabs (8 for
+// TF32), most cut in two, with edge tiles in m, n and k. (4097x4095x257 above is cut too.)
+constexpr ShapeSpec kStreamKShapes[] = {
+    {"1000x1000x2000", 1000, 1000, 2000, 0, 0},
+    {"1790x2555x250", 1790, 2555, 250, 0, 0},
+};
+bool is_stream_k(const KernelInfo& info) { return std::string(info.name).find("stream_k") != std::string::npos; }
+
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
     {GEMMKIT_OP_N, GEMMKIT_OP_T},
@@ -119,6 +131,12 @@ std::vector<KernelCase> all_cases() {
                 for (const Variant& v : kVariants)
                     cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v,
                                                      kSeedBase + cases.size()));
+        if (is_stream_k(info))
+            for (const auto& ops : kOps)
+                for (const ShapeSpec& s : kStreamKShapes)
+                    for (const Variant& v : kVariants)
+                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v,
+                                                         kSeedBase + cases.size()));
         // ...and, for FP16/BF16 rows, FP32 C on the subset.
         const verify::Types float_output = verify::types_of(info, true);
         if (float_output == verify::types_of(info, false)) continue;
@@ -149,6 +167,20 @@ TEST_P(KernelCorrectness, MatchesReference) {
     EXPECT_EQ(out.outside_writes, 0) << what << "\n  " << out.outside_writes
                                      << " elements of C's buffer outside the m x n window changed";
     EXPECT_TRUE(out.pass()) << what;
+}
+
+// The stream-K shapes above are meant to exercise the cut tiles: check that the schedule cuts
+// them on this device (with one cluster of 2 per 2 SMs, which the 132-SM H100 resides).
+TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
+    DeviceState dev;
+    ASSERT_EQ(current_device(&dev), GEMMKIT_SUCCESS);
+    if (sm_ < 90) GTEST_SKIP() << "stream-K rows need sm_90";
+    const int64_t clusters = dev.sm_count / 2;
+    for (const ShapeSpec& s : kStreamKShapes) {
+        const int64_t pairs = (s.m + 255) / 256 * ((s.n + 255) / 256);
+        EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 63) / 64), 0) << s.name << ", 16-bit";
+        EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelCorrectness, ::testing::ValuesIn(all_cases()),

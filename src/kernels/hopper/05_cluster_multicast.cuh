@@ -16,6 +16,7 @@
 #pragma once
 
 #include "kernels/hopper/04_persistent.cuh"
+#include "kernels/hopper/work_schedule.hpp"
 #include "ptx/cluster.cuh"
 
 namespace gemmkit::hopper {
@@ -29,10 +30,26 @@ struct ClusterMulticastCfg : PersistentCfg {
 template <class T, class Cfg, bool kTransB>
 using SharedSlabOfB = SwizzledSlab<T, Cfg::BN, Cfg::BK, !kTransB, Cfg::kCluster>;
 
-// The kernel body, shared with step 6: `Epilogue` writes each finished tile (see below).
-template <class Cfg, class T, class TC, bool kTransA, bool kTransB, class Epilogue>
+// Pair-tiles of an m x n C (tiles of BM x BN, kCluster of them along m) and slabs of k.
+template <class Cfg>
+__host__ __device__ constexpr int64_t pair_tiles(int64_t m, int64_t n) {
+    return ((m + Cfg::BM - 1) / Cfg::BM + Cfg::kCluster - 1) / Cfg::kCluster * ((n + Cfg::BN - 1) / Cfg::BN);
+}
+template <class Cfg>
+__host__ __device__ constexpr int slab_count(int64_t k) {
+    return static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);
+}
+template <class Cfg, class TC>
+__device__ WholeTiles whole_tiles(const OutputArgs<TC>& out) {
+    return {static_cast<int>(pair_tiles<Cfg>(out.m, out.n)), slab_count<Cfg>(out.k)};
+}
+
+// The kernel body, shared with steps 6-8: `Epilogue` writes each finished tile (see below),
+// `Schedule` (WholeTiles or step 8's) hands out the work.
+template <class Cfg, class T, class TC, bool kTransA, bool kTransB, class Epilogue, class Schedule>
 __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                                       const OutputArgs<TC>& out, Epilogue&& epilogue) {
+                                                       const OutputArgs<TC>& out, Epilogue&& epilogue,
+                                                       const Schedule& schedule) {
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
     constexpr int kStages = Cfg::kStages, kStageBytes = SlabA::kBytes + SlabB::kBytes;
@@ -43,10 +60,10 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
     const RingBarriers bars{full, full + 8 * kStages};
     const int warpgroup = threadIdx.x / 128;
     const uint32_t rank = ptx::cluster_rank();
-    const int slabs = (out.k + Cfg::BK - 1) / Cfg::BK;
     const int tiles_m = (out.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (out.n + Cfg::BN - 1) / Cfg::BN;
-    const int pairs_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster, pairs = pairs_m * tiles_n;
+    const int pairs_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster;
     const int cluster = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
+    const int units = schedule.units(cluster, clusters);
 
     if (threadIdx.x == 0) bars.init<kStages, Cfg::kCluster * 4 * Cfg::kConsumers>();
     __syncthreads();
@@ -58,10 +75,11 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         if (threadIdx.x == 0) {
             ptx::tma_prefetch_map(map_a);
             ptx::tma_prefetch_map(map_b);
-            for (int p = cluster; p < pairs; p += clusters) {
-                const int2 pair = Cfg::Order::tile_of(p, pairs_m, tiles_n);
+            for (int u = 0; u < units; ++u) {
+                const WorkUnit w = schedule.unit(cluster, clusters, u);
+                const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
                 const int m0 = (pair.x * Cfg::kCluster + static_cast<int>(rank)) * Cfg::BM, n0 = pair.y * Cfg::BN;
-                for (int ks = 0; ks < slabs; ++ks, ++s) {
+                for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {
                     const int st = s % kStages;
                     ptx::mbarrier_wait(bars.empty_of(st), (s / kStages % 2) ^ 1);
                     const uint32_t a = ring + st * kStageBytes, bar = bars.full_of(st);
@@ -82,18 +100,20 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 for (int cta = 0; cta < Cfg::kCluster; ++cta)
                     ptx::mbarrier_arrive_cluster(bars.empty_of(use % kStages), cta);
         };
-        for (int p = cluster; p < pairs; p += clusters) {
-            const int2 pair = Cfg::Order::tile_of(p, pairs_m, tiles_n);
+        for (int u = 0; u < units; ++u) {
+            const WorkUnit w = schedule.unit(cluster, clusters, u);
+            const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
             const int m0 = (pair.x * Cfg::kCluster + static_cast<int>(rank)) * Cfg::BM, n0 = pair.y * Cfg::BN;
             float acc[Cfg::BN / 2] = {};
-            for (int ks = 0; ks < slabs; ++ks, ++s) {
+            for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
                 issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc);
                 ptx::wgmma_wait<1>();
-                if (ks > 0) release(s - 1);
+                if (ks > w.k_begin) release(s - 1);
             }
             ptx::wgmma_wait<0>();
             release(s - 1);
-            epilogue.store(acc, ring + kStages * kStageBytes, slice, m0 + 64 * slice, n0);
+            if (schedule.settle(w, acc, slice, cluster, clusters))
+                epilogue.store(acc, ring + kStages * kStageBytes, slice, m0 + 64 * slice, n0);
         }
         epilogue.finish();
     }
@@ -117,8 +137,9 @@ __global__ void GEMMKIT_CLUSTER_DIMS(ClusterMulticastCfg::kCluster, 1, 1)
         cluster_multicast_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                                  OutputArgs<TC> out) {
 #if GEMMKIT_HOPPER_CODE
-    cluster_multicast_body<ClusterMulticastCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out,
-                                                                        RegisterEpilogue<TC>{out});
+    using Cfg = ClusterMulticastCfg;
+    cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, RegisterEpilogue<TC>{out},
+                                                         whole_tiles<Cfg>(out));
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

@@ -49,8 +49,8 @@ __global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bound
     tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
 #if GEMMKIT_HOPPER_CODE
-    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out,
-                                                                TmaStoreEpilogue<TC>{out, &map_c});
+    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
+                                                                whole_tiles<TmaStoreCfg>(out));
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

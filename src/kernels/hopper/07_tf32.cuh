@@ -34,7 +34,8 @@ __global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(
                 const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
     static_assert(std::is_same_v<T, float> && std::is_same_v<TC, float> && !kTransB, "FP32 data, B K-major");
 #if GEMMKIT_HOPPER_CODE
-    cluster_multicast_body<Tf32Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c});
+    cluster_multicast_body<Tf32Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
+                                                            whole_tiles<Tf32Cfg>(out));
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "device_state.hpp"
+#include "kernels/hopper/08_stream_k.cuh"
 #include "kernels/hopper/pad_copy.hpp"
 #include "kernels/hopper/slab.cuh"
 #include "kernels/hopper/tensor_map.hpp"
@@ -81,7 +82,7 @@ inline int max_active_clusters(const void* kernel, int threads, int smem_bytes, 
 template <class Cfg>
 struct ClusterGrid {
     static dim3 grid(const Problem& p, const void* kernel, int smem_bytes) {
-        const int64_t pairs = ceil_div(ceil_div(p.m, Cfg::BM), Cfg::kCluster) * ceil_div(p.n, Cfg::BN);
+        const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
         int64_t clusters = sm_count_or(132) / Cfg::kCluster;
         const int fit = max_active_clusters(kernel, Cfg::kThreads, smem_bytes, clusters * Cfg::kCluster);
         if (fit > 0 && fit < clusters) clusters = fit;
@@ -139,12 +140,19 @@ cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
         [&](const Problem& q) { return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(q, stream); });
 }
 
-// Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned and
-// `kernel<T, TC, kTransA, kTransB>`) on p.
 // Whether the image the driver loaded for the current device holds the Hopper kernels' real
 // code, not the traps a build without sm_90a leaves (ptx/arch.cuh). Read once a device
 // (registry.cu, which holds the kernels).
 bool hopper_code_loaded();
+
+// Whether Step runs step 8's schedule (its kernel then takes StreamKArgs).
+template <class Step>
+constexpr bool is_stream_k_step() {
+    if constexpr (requires { Step::kStreamK; })
+        return Step::kStreamK;
+    else
+        return false;
+}
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
@@ -164,12 +172,17 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
         out.tma_store =
             tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                                  c_box_cols(sizeof(TC))) == cudaSuccess;
-        return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
+        if constexpr (is_stream_k_step<Step>())
+            return launch_stream_k<Cfg>(kernel, grid, smem, p, stream, map_a, map_b, map_c, out);
+        else
+            return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
     } else {
         return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out);
     }
 }
 
+// Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned, `kernel<T, TC, kTransA, kTransB>`
+// and, for step 8, kStreamK) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
     if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);

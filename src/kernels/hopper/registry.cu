@@ -1,10 +1,9 @@
-// Registry rows of the Hopper steps (levels 6-11 of the f16 and bf16 families, level 7 of tf32):
+// Registry rows of the Hopper steps (levels 6-12 of the f16 and bf16 families, 7-8 of tf32):
 // wgmma + TMA.
 #include <map>
 #include <mutex>
 
-#include "kernels/hopper/06_tma_store.cuh"
-#include "kernels/hopper/07_tf32.cuh"
+#include "kernels/hopper/08_stream_k.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/06_tf32.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -34,6 +33,11 @@ GK_HOPPER_STEP(ClusterMulticastStep, ClusterMulticastCfg, ClusterGrid, cluster_m
 // The last step, which `auto` takes, also pads operands TMA cannot read into a workspace.
 GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedSlabOfB, true, true);
 #undef GK_HOPPER_STEP
+struct StreamKStep : TmaStoreStep {  // step 6 with step 8's schedule
+    static constexpr bool kStreamK = true;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB>; }
+};
 struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a step
     using Cfg = Tf32Cfg;
     static constexpr bool kTmaStore = true;
@@ -42,6 +46,11 @@ struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a 
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB>; }
 };
+struct Tf32StreamKStep : Tf32Step {
+    static constexpr bool kStreamK = true;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB>; }
+};
 
 // TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
 // operands TMA cannot read are copied into aligned ones. Without memory for those copies, or
@@ -49,12 +58,13 @@ struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a 
 // TF32 instead of truncating them.
 bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
+template <class Step>
 cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
     auto pipeline = [&](const Problem& q) { return launch_tf32<Tf32PipelineCfg>(q, stream); };
     if (!runs_wgmma_tf32(p)) return pipeline(p);
     auto wgmma = [&](const Problem& q) {
-        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Tf32Step, float, float, true, false>(q, stream);
-        return launch_step_kernel<Tf32Step, float, float, false, false>(q, stream);
+        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
+        return launch_step_kernel<Step, float, float, false, false>(q, stream);
     };
     auto aligned = [&](const Problem& q) {
         return tma_reads_operands(q) ? wgmma(q) : launch_padded(q, stream, wgmma, pipeline);
@@ -103,13 +113,21 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "clusters of 2 CTAs along m: each loads half of the shared B slab, multicast to both");
     add_step<TmaStoreStep>(table, "f16.11_tma_store", "bf16.11_tma_store", 11,
                            "epilogue through swizzled shared memory and TMA stores (beta 0)");
+    add_step<StreamKStep>(table, "f16.12_stream_k", "bf16.12_stream_k", 12,
+                          "stream-K: the last round of tiles shared out along k; partial sums through L2");
     table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
                       "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates inputs",
                       "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
                       "aligned workspaces",
                       kAllOps, 16, tile_of<Tf32Cfg>(),
-                      supports_tf32, launch_tf32_step, entry_of<Tf32Step::kernel<float, float, false, false>()>,
+                      supports_tf32, launch_tf32_step<Tf32Step>, entry_of<Tf32Step::kernel<float, float, false, false>()>,
                       step_smem_bytes<Tf32Step, float>(), runs_wgmma_tf32});
+    table->push_back({"tf32.08_stream_k", 8, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
+                      "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
+                      "as tf32.07_wgmma_tma", kAllOps, 16, tile_of<Tf32Cfg>(), supports_tf32,
+                      launch_tf32_step<Tf32StreamKStep>,
+                      entry_of<Tf32StreamKStep::kernel<float, float, false, false>()>,
+                      step_smem_bytes<Tf32StreamKStep, float>(), runs_wgmma_tf32});
 }
 
 }  // namespace gemmkit::tensor

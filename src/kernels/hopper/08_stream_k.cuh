@@ -1,0 +1,145 @@
+// Hopper step 8 (level 12 of the f16 and bf16 families, level 8 of tf32): stream-K for the
+// last round of tiles.
+//
+// What changed since steps 6 and 7: with whole tiles, the last of the grid's rounds leaves
+// clusters idle whenever the pair-tiles do not divide evenly among them (4096^3: 256 pair-tiles
+// on 66 clusters, 3.88 rounds of work in 4). Here that last round, plus one whole round, is
+// shared out along k in equal runs of slabs, one a cluster (stream-K: stream_k.hpp has the
+// arithmetic, the plan and its reasons). The kernel body is step 6's with one more decision
+// after each unit of work (StreamKSchedule::settle):
+//  - a piece that does not end its tile leaves its FP32 sums in a workspace slot of its own
+//    (64 KiB a warpgroup, stored with .cg: they are read once, from L2) and raises a flag;
+//  - a tile's last piece waits for the flags of the tile's earlier pieces, adds their sums in a
+//    fixed order, and writes C through step 6's epilogue.
+// Where the last round is (nearly) full, or the shares would be small, nothing is split and the
+// kernel is step 6 (or 7) exactly.
+// Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
+// library's pool) is allocated and its flags zeroed on the stream before each launch; without
+// the memory the kernel runs whole tiles.
+#pragma once
+
+#include "kernels/hopper/06_tma_store.cuh"
+#include "kernels/hopper/07_tf32.cuh"
+#include "kernels/hopper/stream_k.hpp"
+#include "kernels/hopper/workspace.hpp"
+#include "ptx/flag.cuh"
+
+namespace gemmkit::hopper {
+
+// What step 8 needs besides step 6's arguments.
+struct StreamKArgs {
+    StreamKSplit split;
+    float4* partials;  // [CTA][slice][kAccs / 4][128]: a warpgroup's sums, thread t's at [..][t]
+    int* ready;        // [CTA][slice]: raised once that partial is written (zero at launch)
+};
+
+// Workspace bytes of a grid of `ctas` CTAs: the flags (rounded up to 256 bytes), then the sums.
+template <class Cfg>
+constexpr size_t stream_k_flag_bytes(int ctas) {
+    return (static_cast<size_t>(ctas) * Cfg::kConsumers * sizeof(int) + 255) / 256 * 256;
+}
+template <class Cfg>
+constexpr size_t stream_k_workspace_bytes(int ctas) {
+    return stream_k_flag_bytes<Cfg>(ctas) + static_cast<size_t>(ctas) * Cfg::kConsumers * 64 * Cfg::BN * sizeof(float);
+}
+
+template <class Cfg>
+struct StreamKSchedule {
+    const StreamKArgs& args;
+    __device__ int units(int cluster, int clusters) const { return args.split.units(cluster, clusters); }
+    __device__ WorkUnit unit(int cluster, int clusters, int u) const { return args.split.unit(cluster, clusters, u); }
+
+    // After unit w of this warpgroup (`slice`): whether acc holds its tile's whole sum.
+    template <int kAccs>
+    __device__ bool settle(const WorkUnit& w, float (&acc)[kAccs], int slice, int cluster, int /*clusters*/) const {
+        static_assert(kAccs % 32 == 0, "whole groups of 8 float4s");
+        const int t = threadIdx.x % 128, barrier = 1 + slice;  // the warpgroup's own barrier
+        const int rank = blockIdx.x % Cfg::kCluster;
+        auto slot_of = [&](int cta) { return cta * Cfg::kConsumers + slice; };
+        if (!args.split.ends_tile(w)) {
+            float4* sums = args.partials + slot_of(blockIdx.x) * (kAccs / 4 * 128);
+#pragma unroll
+            for (int i = 0; i < kAccs / 4; ++i)
+                __stcg(sums + i * 128 + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+            ptx::named_barrier_sync<128>(barrier);  // every thread's sums are written
+            if (t == 0) ptx::flag_raise(args.ready + slot_of(blockIdx.x));
+            return false;
+        }
+        // The tile's earlier pieces, from the clusters that ran them, in a fixed order.
+        for (int c = cluster - 1; c >= w.earlier_from; --c) {
+            const int cta = c * Cfg::kCluster + rank;  // the same half of the pair-tile
+            if (t == 0) ptx::flag_wait(args.ready + slot_of(cta));
+            ptx::named_barrier_sync<128>(barrier);  // the whole warpgroup may read them now
+            const float4* sums = args.partials + slot_of(cta) * (kAccs / 4 * 128);
+#pragma unroll
+            for (int i0 = 0; i0 < kAccs / 4; i0 += 8) {  // 8 loads in flight: 32 registers, not 128
+                float4 v[8];
+#pragma unroll
+                for (int i = 0; i < 8; ++i) v[i] = __ldcg(sums + (i0 + i) * 128 + t);
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    float* a = acc + 4 * (i0 + i);
+                    a[0] += v[i].x, a[1] += v[i].y, a[2] += v[i].z, a[3] += v[i].w;
+                }
+            }
+        }
+        return true;
+    }
+};
+
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+    stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                    const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out,
+                    const __grid_constant__ StreamKArgs sk) {
+#if GEMMKIT_HOPPER_CODE
+    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
+                                                                StreamKSchedule<TmaStoreCfg>{sk});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
+}
+
+// Step 7's TF32 kernel with the same schedule.
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(Tf32Cfg::kThreads, 1)
+    tf32_stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                         const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out,
+                         const __grid_constant__ StreamKArgs sk) {
+    static_assert(std::is_same_v<T, float> && std::is_same_v<TC, float> && !kTransB, "FP32 data, B K-major");
+#if GEMMKIT_HOPPER_CODE
+    cluster_multicast_body<Tf32Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
+                                                            StreamKSchedule<Tf32Cfg>{sk});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
+}
+
+// Launches a step-8 kernel on a grid of whole clusters: plans the split, and where there is one,
+// takes its workspace from the pool and zeroes its flags first, all on `stream`.
+template <class Cfg, class Kernel, class... MapsAndOut>
+cudaError_t launch_stream_k(Kernel kernel, dim3 grid, int smem_bytes, const Problem& p, cudaStream_t stream,
+                            MapsAndOut... maps_and_out) {
+    const int ctas = static_cast<int>(grid.x), clusters = ctas / Cfg::kCluster;
+    const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
+    const int slabs = slab_count<Cfg>(p.k);
+    StreamKArgs sk = {{static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs))},
+                      nullptr, nullptr};
+    void* workspace = nullptr;
+    if (sk.split.split_pairs > 0) {
+        const size_t flag_bytes = stream_k_flag_bytes<Cfg>(ctas);
+        if (allocate_workspace(&workspace, stream_k_workspace_bytes<Cfg>(ctas), stream) == cudaSuccess &&
+            cudaMemsetAsync(workspace, 0, flag_bytes, stream) == cudaSuccess) {
+            sk.ready = static_cast<int*>(workspace);
+            sk.partials = reinterpret_cast<float4*>(static_cast<char*>(workspace) + flag_bytes);
+        } else {
+            cudaGetLastError();  // no workspace: whole tiles, which need none
+            sk.split.split_pairs = 0;
+        }
+    }
+    const cudaError_t err = launch_with_smem(kernel, grid, Cfg::kThreads, smem_bytes, stream, maps_and_out..., sk);
+    if (workspace != nullptr) cudaFreeAsync(workspace, stream);  // after the GEMM, in stream order
+    return err;
+}
+
+}  // namespace gemmkit::hopper

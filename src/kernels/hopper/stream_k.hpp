@@ -1,0 +1,78 @@
+// Stream-K for the last wave (Hopper step 8): the arithmetic of who runs which slabs.
+//
+// With whole tiles, a grid of G clusters runs P pair-tiles in ceil(P / G) rounds, and in the
+// last round only P % G clusters work: 4096^3 BF16 has 256 pair-tiles on 66 clusters, 3.88
+// rounds' work in 4, 3% of the machine idle. Here the last P % G pair-tiles, plus one whole
+// round when there is one (so that every cluster's share is at least a tile and no tile is cut
+// into more than three pieces), are laid end to end as one run of slabs and cut into G equal
+// shares, one a cluster (stream-K, Osama et al., PPoPP 2023). The remaining tiles stay whole.
+//
+// A share splits at tile boundaries into pieces. A tile's last piece (the one holding its last
+// slab) is the one that writes it: it waits for the earlier pieces' sums, which their clusters
+// leave in a workspace, and adds them in a fixed order (the result does not depend on timing).
+// Each cluster runs its share backwards, last piece first. Then a cluster's only piece that is
+// not a tile's last is the one it runs first, and a last piece waits only for lower-numbered
+// clusters, which ran that tile's earlier pieces first thing: short waits, and no cycle.
+// A cluster runs its split pieces before its whole tiles, so that the waits come early.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>  // __host__ __device__
+
+#include "kernels/hopper/work_schedule.hpp"
+
+namespace gemmkit::hopper {
+
+// How many of `pairs` pair-tiles (the last ones) to split along k on `clusters` clusters, with
+// `slabs` slabs a tile; 0 for none. Splitting costs a workspace round trip of the partial sums
+// (a 64 KiB slot a warpgroup), so it is done only where it buys back enough idle machine: a last
+// round at least 1/16 idle, and shares of at least kMinShareSlabs slabs.
+inline constexpr int kMinShareSlabs = 4;
+inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs) {
+    if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
+    const int64_t rounds = pairs / clusters, rest = pairs % clusters;
+    if (rest == 0 || 16 * (clusters - rest) < clusters) return 0;
+    const int64_t split = rest + (rounds > 0 ? clusters : 0);
+    return split * slabs < kMinShareSlabs * clusters ? 0 : split;
+}
+
+// The schedule: the last `split_pairs` pair-tiles are shared out along k, the others run whole.
+// Every share must hold a slab at least (split_pairs * slabs >= clusters: stream_k_pairs sees to
+// it), so that each cluster before a tile's last piece left a partial.
+struct StreamKSplit {
+    int pairs, slabs, split_pairs;
+
+    // Start of cluster c's share of the split slabs (pair-tile pairs - split_pairs, slab 0, is 0).
+    __host__ __device__ int64_t share_begin(int c, int clusters) const {
+        return int64_t{c} * split_pairs * slabs / clusters;
+    }
+    // The cluster whose share holds split slab x: the last c with share_begin(c) <= x.
+    __host__ __device__ int cluster_of(int64_t x, int clusters) const {
+        const int64_t total = int64_t{split_pairs} * slabs;
+        return static_cast<int>(((x + 1) * clusters + total - 1) / total - 1);
+    }
+    // Pieces of cluster c's share: one for each split tile it touches.
+    __host__ __device__ int pieces(int c, int clusters) const {
+        const int64_t b = share_begin(c, clusters), e = share_begin(c + 1, clusters);
+        return e > b ? static_cast<int>((e - 1) / slabs - b / slabs + 1) : 0;
+    }
+    __host__ __device__ int units(int c, int clusters) const {
+        const int whole = pairs - split_pairs;
+        return pieces(c, clusters) + (c < whole ? (whole - 1 - c) / clusters + 1 : 0);
+    }
+    // Unit u of cluster c: its pieces from the share's end backwards, then its whole tiles.
+    __host__ __device__ WorkUnit unit(int c, int clusters, int u) const {
+        const int n = pieces(c, clusters);
+        if (u >= n) return {c + (u - n) * clusters, 0, slabs, c};
+        const int64_t b = share_begin(c, clusters), e = share_begin(c + 1, clusters);
+        const int64_t t = (e - 1) / slabs - u, t0 = t * slabs;  // split tile t, its first slab
+        const int64_t kb = b > t0 ? b - t0 : 0, ke = e < t0 + slabs ? e - t0 : slabs;
+        return {static_cast<int>(pairs - split_pairs + t), static_cast<int>(kb), static_cast<int>(ke),
+                kb > 0 ? cluster_of(t0, clusters) : c};
+    }
+    // Whether w ends its tile (it then writes C, after adding the earlier pieces' sums).
+    __host__ __device__ bool ends_tile(const WorkUnit& w) const { return w.k_end == slabs; }
+};
+
+}  // namespace gemmkit::hopper

@@ -1,0 +1,110 @@
+// The stream-K schedule of Hopper step 8 (kernels/hopper/stream_k.hpp): when it splits, and that
+// its units cover every slab of every tile exactly once, in an order whose waits cannot cycle.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "kernels/hopper/stream_k.hpp"
+
+namespace {
+
+using gemmkit::hopper::StreamKSplit;
+using gemmkit::hopper::stream_k_pairs;
+using gemmkit::hopper::WorkUnit;
+
+TEST(StreamK, SplitsTheLastRoundOnlyWhenEnoughOfItIsIdle) {
+    // 4096^3 BF16: 256 pair-tiles of 64 slabs on 66 clusters: 58 left for the last round, plus
+    // one whole round.
+    EXPECT_EQ(stream_k_pairs(256, 66, 64), 58 + 66);
+    EXPECT_EQ(stream_k_pairs(1024, 66, 128), 34 + 66);  // 8192^3
+    EXPECT_EQ(stream_k_pairs(4096, 66, 16), 4 + 66);    // 16384 x 16384 x 1024
+    EXPECT_EQ(stream_k_pairs(264, 66, 64), 0);          // four full rounds
+    EXPECT_EQ(stream_k_pairs(64, 66, 32), 0);           // 2048^3: 2 of 66 idle, under 1/16
+    EXPECT_EQ(stream_k_pairs(16, 66, 16), 0);           // 1024^3: shares of 3.9 slabs
+    EXPECT_EQ(stream_k_pairs(16, 66, 64), 16);          // 1024 x 1024 x 4096: 15.5 slabs a share
+    EXPECT_EQ(stream_k_pairs(0, 66, 64), 0);
+    // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs one).
+    for (int64_t pairs = 1; pairs <= 300; ++pairs)
+        for (int64_t slabs : {1, 3, 4, 16, 65})
+            if (const int64_t split = stream_k_pairs(pairs, 66, slabs)) {
+                EXPECT_GE(split * slabs, gemmkit::hopper::kMinShareSlabs * 66) << pairs << " pairs, " << slabs << " slabs";
+            }
+    EXPECT_EQ(stream_k_pairs(10, 0, 64), 0);
+}
+
+// Runs the schedule of every cluster and checks what the kernels rely on.
+void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
+    SCOPED_TRACE(testing::Message() << pairs << " pairs, " << clusters << " clusters, " << slabs << " slabs, "
+                                    << split_pairs << " split");
+    const StreamKSplit s{pairs, slabs, split_pairs};
+    std::vector<std::vector<int>> covered(pairs, std::vector<int>(slabs, 0));
+    std::map<int, int> partial_of;          // cluster -> pair whose partial sums it leaves
+    std::map<int, std::set<int>> read_by;   // cluster -> the clusters whose partials it adds
+    std::map<int, int> readers;             // cluster -> how many last pieces read its partial
+    for (int c = 0; c < clusters; ++c) {
+        for (int u = 0; u < s.units(c, clusters); ++u) {
+            const WorkUnit w = s.unit(c, clusters, u);
+            ASSERT_GE(w.pair, 0);
+            ASSERT_LT(w.pair, pairs);
+            ASSERT_LT(w.k_begin, w.k_end);
+            ASSERT_GE(w.k_begin, 0);
+            ASSERT_LE(w.k_end, slabs);
+            for (int k = w.k_begin; k < w.k_end; ++k) ++covered[w.pair][k];
+            if (!s.ends_tile(w)) {
+                EXPECT_EQ(u, 0) << "cluster " << c << ": only its first unit may leave a partial";
+                partial_of[c] = w.pair;
+            }
+            if (w.pair < pairs - split_pairs) {
+                EXPECT_TRUE(w.k_begin == 0 && w.k_end == slabs);
+            }
+        }
+    }
+    for (int p = 0; p < pairs; ++p)
+        for (int k = 0; k < slabs; ++k) ASSERT_EQ(covered[p][k], 1) << "pair " << p << " slab " << k;
+    // Each last piece adds exactly the partials of its tile's earlier pieces, from lower clusters.
+    for (int c = 0; c < clusters; ++c) {
+        for (int u = 0; u < s.units(c, clusters); ++u) {
+            const WorkUnit w = s.unit(c, clusters, u);
+            if (!s.ends_tile(w)) continue;
+            int slabs_before = 0;
+            EXPECT_LE(w.earlier_from, c);
+            EXPECT_EQ(w.earlier_from == c, w.k_begin == 0);
+            for (int earlier = c - 1; earlier >= w.earlier_from; --earlier) {
+                ASSERT_EQ(partial_of.count(earlier), 1u) << "cluster " << earlier << " leaves no partial";
+                EXPECT_EQ(partial_of[earlier], w.pair);
+                const WorkUnit e = s.unit(earlier, clusters, 0);
+                slabs_before += e.k_end - e.k_begin;
+                ++readers[earlier];
+            }
+            EXPECT_EQ(slabs_before, w.k_begin) << "cluster " << c << ", pair " << w.pair;
+        }
+    }
+    for (const auto& [c, pair] : partial_of) EXPECT_EQ(readers[c], 1) << "partial of cluster " << c;
+}
+
+TEST(StreamK, UnitsCoverEveryTileOnceAndLastPiecesReadEachPartialOnce) {
+    check_schedule(256, 66, 64, 124);  // 4096^3
+    check_schedule(289, 66, 65, 91);   // 4097^3: 17 x 17 pair-tiles, 65 slabs
+    check_schedule(70, 66, 16, 70);    // every tile split
+    check_schedule(16, 66, 64, 16);    // fewer tiles than clusters: shares inside a tile
+    check_schedule(256, 66, 64, 0);    // nothing split: step 6's whole tiles
+    for (int clusters = 1; clusters <= 9; ++clusters)
+        for (int pairs = 1; pairs <= 12; ++pairs)
+            for (int slabs = 1; slabs <= 6; ++slabs)
+                for (int split = 0; split <= pairs; ++split)
+                    if (split * slabs >= clusters) check_schedule(pairs, clusters, slabs, split);
+}
+
+TEST(StreamK, WholeTilesMatchStepSix) {
+    const StreamKSplit s{256, 64, 0};
+    const gemmkit::hopper::WholeTiles whole{256, 64};
+    for (int c = 0; c < 66; ++c) {
+        ASSERT_EQ(s.units(c, 66), whole.units(c, 66));
+        for (int u = 0; u < s.units(c, 66); ++u) EXPECT_EQ(s.unit(c, 66, u).pair, whole.unit(c, 66, u).pair);
+    }
+}
+
+}  // namespace
