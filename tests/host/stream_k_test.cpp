@@ -45,8 +45,8 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
     std::map<int, std::set<int>> read_by;   // cluster -> the clusters whose partials it adds
     std::map<int, int> readers;             // cluster -> how many last pieces read its partial
     for (int c = 0; c < clusters; ++c) {
-        for (int u = 0; u < s.units(c, clusters); ++u) {
-            const WorkUnit w = s.unit(c, clusters, u);
+        for (int u = 0; u < s.of(c, clusters).units(); ++u) {
+            const WorkUnit w = s.of(c, clusters).unit(u);
             ASSERT_GE(w.pair, 0);
             ASSERT_LT(w.pair, pairs);
             ASSERT_LT(w.k_begin, w.k_end);
@@ -66,8 +66,8 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
         for (int k = 0; k < slabs; ++k) ASSERT_EQ(covered[p][k], 1) << "pair " << p << " slab " << k;
     // Each last piece adds exactly the partials of its tile's earlier pieces, from lower clusters.
     for (int c = 0; c < clusters; ++c) {
-        for (int u = 0; u < s.units(c, clusters); ++u) {
-            const WorkUnit w = s.unit(c, clusters, u);
+        for (int u = 0; u < s.of(c, clusters).units(); ++u) {
+            const WorkUnit w = s.of(c, clusters).unit(u);
             if (!s.ends_tile(w)) continue;
             int slabs_before = 0;
             EXPECT_LE(w.earlier_from, c);
@@ -75,7 +75,7 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
             for (int earlier = c - 1; earlier >= w.earlier_from; --earlier) {
                 ASSERT_EQ(partial_of.count(earlier), 1u) << "cluster " << earlier << " leaves no partial";
                 EXPECT_EQ(partial_of[earlier], w.pair);
-                const WorkUnit e = s.unit(earlier, clusters, 0);
+                const WorkUnit e = s.of(earlier, clusters).unit(0);
                 slabs_before += e.k_end - e.k_begin;
                 ++readers[earlier];
             }
@@ -102,8 +102,8 @@ TEST(StreamK, WholeTilesMatchStepSix) {
     const StreamKSplit s{256, 64, 0};
     const gemmkit::hopper::WholeTiles whole{256, 64};
     for (int c = 0; c < 66; ++c) {
-        ASSERT_EQ(s.units(c, 66), whole.units(c, 66));
-        for (int u = 0; u < s.units(c, 66); ++u) EXPECT_EQ(s.unit(c, 66, u).pair, whole.unit(c, 66, u).pair);
+        ASSERT_EQ(s.of(c, 66).units(), whole.of(c, 66).units());
+        for (int u = 0; u < s.of(c, 66).units(); ++u) EXPECT_EQ(s.of(c, 66).unit(u).pair, whole.of(c, 66).unit(u).pair);
     }
 }
 

@@ -63,7 +63,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
     const int tiles_m = (out.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (out.n + Cfg::BN - 1) / Cfg::BN;
     const int pairs_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster;
     const int cluster = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
-    const int units = schedule.units(cluster, clusters);
+    const auto work = schedule.of(cluster, clusters);  // this cluster's units
 
     if (threadIdx.x == 0) bars.init<kStages, Cfg::kCluster * 4 * Cfg::kConsumers>();
     __syncthreads();
@@ -75,8 +75,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         if (threadIdx.x == 0) {
             ptx::tma_prefetch_map(map_a);
             ptx::tma_prefetch_map(map_b);
-            for (int u = 0; u < units; ++u) {
-                const WorkUnit w = schedule.unit(cluster, clusters, u);
+            for (int u = 0; u < work.units(); ++u) {
+                const WorkUnit w = work.unit(u);
                 const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
                 const int m0 = (pair.x * Cfg::kCluster + static_cast<int>(rank)) * Cfg::BM, n0 = pair.y * Cfg::BN;
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {
@@ -100,8 +100,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 for (int cta = 0; cta < Cfg::kCluster; ++cta)
                     ptx::mbarrier_arrive_cluster(bars.empty_of(use % kStages), cta);
         };
-        for (int u = 0; u < units; ++u) {
-            const WorkUnit w = schedule.unit(cluster, clusters, u);
+        for (int u = 0; u < work.units(); ++u) {
+            const WorkUnit w = work.unit(u);
             const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
             const int m0 = (pair.x * Cfg::kCluster + static_cast<int>(rank)) * Cfg::BM, n0 = pair.y * Cfg::BN;
             float acc[Cfg::BN / 2] = {};
@@ -112,7 +112,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
             }
             ptx::wgmma_wait<0>();
             release(s - 1);
-            if (schedule.settle(w, acc, slice, cluster, clusters))
+            if (schedule.settle(w, acc, slice, cluster))
                 epilogue.store(acc, ring + kStages * kStageBytes, slice, m0 + 64 * slice, n0);
         }
         epilogue.finish();

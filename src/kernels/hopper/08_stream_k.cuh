@@ -46,12 +46,11 @@ constexpr size_t stream_k_workspace_bytes(int ctas) {
 template <class Cfg>
 struct StreamKSchedule {
     const StreamKArgs& args;
-    __device__ int units(int cluster, int clusters) const { return args.split.units(cluster, clusters); }
-    __device__ WorkUnit unit(int cluster, int clusters, int u) const { return args.split.unit(cluster, clusters, u); }
+    __device__ StreamKSplit::List of(int cluster, int clusters) const { return args.split.of(cluster, clusters); }
 
     // After unit w of this warpgroup (`slice`): whether acc holds its tile's whole sum.
     template <int kAccs>
-    __device__ bool settle(const WorkUnit& w, float (&acc)[kAccs], int slice, int cluster, int /*clusters*/) const {
+    __device__ bool settle(const WorkUnit& w, float (&acc)[kAccs], int slice, int cluster) const {
         static_assert(kAccs % 32 == 0, "whole groups of 8 float4s");
         const int t = threadIdx.x % 128, barrier = 1 + slice;  // the warpgroup's own barrier
         const int rank = blockIdx.x % Cfg::kCluster;

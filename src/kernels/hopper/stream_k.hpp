@@ -52,24 +52,31 @@ struct StreamKSplit {
         const int64_t total = int64_t{split_pairs} * slabs;
         return static_cast<int>(((x + 1) * clusters + total - 1) / total - 1);
     }
-    // Pieces of cluster c's share: one for each split tile it touches.
-    __host__ __device__ int pieces(int c, int clusters) const {
+    // Cluster c's units: its pieces from the share's end backwards, then its whole tiles.
+    struct List {
+        int cluster, clusters, slabs, first_split;  // first_split: the first split pair-tile
+        int64_t begin, end;                         // the share, in split slabs
+        int last_tile, pieces, whole, earlier_from;  // earlier_from: of the share's first piece
+        __host__ __device__ int units() const { return pieces + whole; }
+        __host__ __device__ WorkUnit unit(int u) const {
+            if (u >= pieces) return {cluster + (u - pieces) * clusters, 0, slabs, cluster};
+            const int t = last_tile - u;  // split tile t
+            const int64_t t0 = int64_t{t} * slabs;
+            const int64_t kb = begin > t0 ? begin - t0 : 0, ke = end < t0 + slabs ? end - t0 : slabs;
+            return {first_split + t, static_cast<int>(kb), static_cast<int>(ke), kb > 0 ? earlier_from : cluster};
+        }
+    };
+    __host__ __device__ List of(int c, int clusters) const {
         const int64_t b = share_begin(c, clusters), e = share_begin(c + 1, clusters);
-        return e > b ? static_cast<int>((e - 1) / slabs - b / slabs + 1) : 0;
-    }
-    __host__ __device__ int units(int c, int clusters) const {
         const int whole = pairs - split_pairs;
-        return pieces(c, clusters) + (c < whole ? (whole - 1 - c) / clusters + 1 : 0);
-    }
-    // Unit u of cluster c: its pieces from the share's end backwards, then its whole tiles.
-    __host__ __device__ WorkUnit unit(int c, int clusters, int u) const {
-        const int n = pieces(c, clusters);
-        if (u >= n) return {c + (u - n) * clusters, 0, slabs, c};
-        const int64_t b = share_begin(c, clusters), e = share_begin(c + 1, clusters);
-        const int64_t t = (e - 1) / slabs - u, t0 = t * slabs;  // split tile t, its first slab
-        const int64_t kb = b > t0 ? b - t0 : 0, ke = e < t0 + slabs ? e - t0 : slabs;
-        return {static_cast<int>(pairs - split_pairs + t), static_cast<int>(kb), static_cast<int>(ke),
-                kb > 0 ? cluster_of(t0, clusters) : c};
+        List l = {c, clusters, slabs, whole, b, e, 0, 0, c < whole ? (whole - 1 - c) / clusters + 1 : 0, c};
+        if (e > b) {
+            const int first_tile = static_cast<int>(b / slabs);
+            l.last_tile = static_cast<int>((e - 1) / slabs);
+            l.pieces = l.last_tile - first_tile + 1;
+            l.earlier_from = cluster_of(int64_t{first_tile} * slabs, clusters);
+        }
+        return l;
     }
     // Whether w ends its tile (it then writes C, after adding the earlier pieces' sums).
     __host__ __device__ bool ends_tile(const WorkUnit& w) const { return w.k_end == slabs; }

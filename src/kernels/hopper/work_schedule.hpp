@@ -16,19 +16,24 @@ struct WorkUnit {
     int pair, k_begin, k_end, earlier_from;
 };
 
+// One cluster's list of units, worked out once when the kernel starts (divisions are slow on
+// the GPU, and a consumer asks for its next unit between two tiles, with the tensor cores idle).
+struct WholeTileList {
+    int cluster, clusters, slabs, count;
+    __host__ __device__ int units() const { return count; }
+    __host__ __device__ WorkUnit unit(int u) const { return {cluster + u * clusters, 0, slabs, cluster}; }
+};
+
 // Steps 5-7: every cluster takes whole pair-tiles in turn (cluster, cluster + clusters, ...).
 struct WholeTiles {
     int pairs, slabs;
-    __host__ __device__ int units(int cluster, int clusters) const {
-        return cluster < pairs ? (pairs - 1 - cluster) / clusters + 1 : 0;
-    }
-    __host__ __device__ WorkUnit unit(int cluster, int clusters, int u) const {
-        return {cluster + u * clusters, 0, slabs, cluster};
+    __host__ __device__ WholeTileList of(int cluster, int clusters) const {
+        return {cluster, clusters, slabs, cluster < pairs ? (pairs - 1 - cluster) / clusters + 1 : 0};
     }
     // After a unit's last wgmma: whether acc now holds the tile's whole sum, to be written to C.
     template <int kAccs>
-    __host__ __device__ bool settle(const WorkUnit& /*w*/, float (&/*acc*/)[kAccs], int /*slice*/, int /*cluster*/,
-                                    int /*clusters*/) const {
+    __host__ __device__ bool settle(const WorkUnit& /*w*/, float (&/*acc*/)[kAccs], int /*slice*/,
+                                    int /*cluster*/) const {
         return true;
     }
 };
