@@ -74,11 +74,12 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 
 // Stream-K rows (Hopper step 8) also run shapes whose tiles their schedule cuts along k on a
 // 132-SM GPU (66 clusters of 2): 1000x1000x2000 has 16 pair-tiles of 32 slabs, each cut into 4
-// or 5 pieces, some in the middle of a tile; 1790x2555x250 has 70 pair-tiles of 4 slabs (8 for
-// TF32), most cut in two, with edge tiles in m, n and k. (4097x4095x257 above is cut too.)
+// or 5 pieces, some in the middle of a tile; 1790x2900x1000 has 84 pair-tiles, 66 run whole and
+// the 18 of the last round cut into 4 or 5 pieces of 16 slabs (32 for TF32), with edge tiles in
+// m, n and k.
 constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x2000", 1000, 1000, 2000, 0, 0},
-    {"1790x2555x250", 1790, 2555, 250, 0, 0},
+    {"1790x2900x1000", 1790, 2900, 1000, 0, 0},
 };
 bool is_stream_k(const KernelInfo& info) { return std::string(info.name).find("stream_k") != std::string::npos; }
 

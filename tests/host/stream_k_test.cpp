@@ -15,16 +15,17 @@ using gemmkit::hopper::StreamKSplit;
 using gemmkit::hopper::stream_k_pairs;
 using gemmkit::hopper::WorkUnit;
 
-TEST(StreamK, SplitsTheLastRoundOnlyWhenEnoughOfItIsIdle) {
-    // 4096^3 BF16: 256 pair-tiles of 64 slabs on 66 clusters: 58 left for the last round, plus
-    // one whole round.
-    EXPECT_EQ(stream_k_pairs(256, 66, 64), 58 + 66);
-    EXPECT_EQ(stream_k_pairs(1024, 66, 128), 34 + 66);  // 8192^3
-    EXPECT_EQ(stream_k_pairs(4096, 66, 16), 4 + 66);    // 16384 x 16384 x 1024
-    EXPECT_EQ(stream_k_pairs(264, 66, 64), 0);          // four full rounds
-    EXPECT_EQ(stream_k_pairs(64, 66, 32), 0);           // 2048^3: 2 of 66 idle, under 1/16
-    EXPECT_EQ(stream_k_pairs(16, 66, 16), 0);           // 1024^3: shares of 3.9 slabs
-    EXPECT_EQ(stream_k_pairs(16, 66, 64), 16);          // 1024 x 1024 x 4096: 15.5 slabs a share
+TEST(StreamK, SplitsTheLastRoundOnlyWhenAtLeastHalfOfItIsIdle) {
+    EXPECT_EQ(stream_k_pairs(289, 66, 65), 25);    // 4097^3 BF16: 17 x 17 pair-tiles, 25 in the last round
+    EXPECT_EQ(stream_k_pairs(289, 66, 64), 25);    // 4352 x 4352 x 4096
+    EXPECT_EQ(stream_k_pairs(256, 66, 64), 0);     // 4096^3: 58 of 66 clusters busy in the last round
+    EXPECT_EQ(stream_k_pairs(1024, 66, 128), 0);   // 8192^3: 34 of 66 busy
+    EXPECT_EQ(stream_k_pairs(1023, 66, 128), 33);  // exactly half busy: split
+    EXPECT_EQ(stream_k_pairs(4096, 66, 16), 4);    // 16384 x 16384 x 1024: 4 busy
+    EXPECT_EQ(stream_k_pairs(264, 66, 64), 0);     // four full rounds
+    EXPECT_EQ(stream_k_pairs(64, 66, 32), 0);      // 2048^3: one round, 2 of 66 idle
+    EXPECT_EQ(stream_k_pairs(16, 66, 16), 0);      // 1024^3: shares of 3.9 slabs
+    EXPECT_EQ(stream_k_pairs(16, 66, 64), 16);     // 1024 x 1024 x 4096: 15.5 slabs a share
     EXPECT_EQ(stream_k_pairs(0, 66, 64), 0);
     // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs one).
     for (int64_t pairs = 1; pairs <= 300; ++pairs)
@@ -54,7 +55,7 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
             ASSERT_LE(w.k_end, slabs);
             for (int k = w.k_begin; k < w.k_end; ++k) ++covered[w.pair][k];
             if (!s.ends_tile(w)) {
-                EXPECT_EQ(u, 0) << "cluster " << c << ": only its first unit may leave a partial";
+                EXPECT_EQ(u, s.of(c, clusters).whole) << "cluster " << c << ": only its first piece may leave a partial";
                 partial_of[c] = w.pair;
             }
             if (w.pair < pairs - split_pairs) {
@@ -75,7 +76,8 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
             for (int earlier = c - 1; earlier >= w.earlier_from; --earlier) {
                 ASSERT_EQ(partial_of.count(earlier), 1u) << "cluster " << earlier << " leaves no partial";
                 EXPECT_EQ(partial_of[earlier], w.pair);
-                const WorkUnit e = s.of(earlier, clusters).unit(0);
+                const auto list = s.of(earlier, clusters);
+                const WorkUnit e = list.unit(list.whole);
                 slabs_before += e.k_end - e.k_begin;
                 ++readers[earlier];
             }
@@ -86,8 +88,9 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
 }
 
 TEST(StreamK, UnitsCoverEveryTileOnceAndLastPiecesReadEachPartialOnce) {
-    check_schedule(256, 66, 64, 124);  // 4096^3
-    check_schedule(289, 66, 65, 91);   // 4097^3: 17 x 17 pair-tiles, 65 slabs
+    check_schedule(289, 66, 65, 25);   // 4097^3: 17 x 17 pair-tiles, 65 slabs, the last round split
+    check_schedule(289, 66, 65, 91);   // the last round and one more
+    check_schedule(256, 66, 64, 124);  // 4096^3, the last round and one more
     check_schedule(70, 66, 16, 70);    // every tile split
     check_schedule(16, 66, 64, 16);    // fewer tiles than clusters: shares inside a tile
     check_schedule(256, 66, 64, 0);    // nothing split: step 6's whole tiles

@@ -2,17 +2,18 @@
 // last round of tiles.
 //
 // What changed since steps 6 and 7: with whole tiles, the last of the grid's rounds leaves
-// clusters idle whenever the pair-tiles do not divide evenly among them (4096^3: 256 pair-tiles
-// on 66 clusters, 3.88 rounds of work in 4). Here that last round, plus one whole round, is
-// shared out along k in equal runs of slabs, one a cluster (stream-K: stream_k.hpp has the
-// arithmetic, the plan and its reasons). The kernel body is step 6's with one more decision
-// after each unit of work (StreamKSchedule::settle):
+// clusters idle whenever the pair-tiles do not divide evenly among them (4097^3: 289 pair-tiles
+// on 66 clusters, 4.38 rounds of work in 5). Here the tiles of that last round are shared out
+// along k in equal runs of slabs, one a cluster, after the whole rounds (stream-K: stream_k.hpp
+// has the arithmetic, the plan and its reasons). The kernel body is step 6's with one more
+// decision after each unit of work (StreamKSchedule::settle):
 //  - a piece that does not end its tile leaves its FP32 sums in a workspace slot of its own
 //    (64 KiB a warpgroup, stored with .cg: they are read once, from L2) and raises a flag;
 //  - a tile's last piece waits for the flags of the tile's earlier pieces, adds their sums in a
 //    fixed order, and writes C through step 6's epilogue.
-// Where the last round is (nearly) full, or the shares would be small, nothing is split and the
-// kernel is step 6 (or 7) exactly.
+// Splitting costs more than it looks (the partial sums' round trip, a second prologue and
+// epilogue a tile), so it is done only where the last round is at least half idle; elsewhere the
+// kernel is step 6 (or 7) exactly. What it measured is in docs/ladder.md.
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
 // library's pool) is allocated and its flags zeroed on the stream before each launch; without
 // the memory the kernel runs whole tiles.
