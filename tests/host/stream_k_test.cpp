@@ -21,7 +21,8 @@ TEST(StreamK, SplitsTheLastRoundOnlyWhenAtLeastHalfOfItIsIdle) {
     EXPECT_EQ(stream_k_pairs(256, 66, 64), 0);     // 4096^3: 58 of 66 clusters busy in the last round
     EXPECT_EQ(stream_k_pairs(1024, 66, 128), 0);   // 8192^3: 34 of 66 busy
     EXPECT_EQ(stream_k_pairs(1023, 66, 128), 33);  // exactly half busy: split
-    EXPECT_EQ(stream_k_pairs(4096, 66, 16), 4);    // 16384 x 16384 x 1024: 4 busy
+    EXPECT_EQ(stream_k_pairs(4096, 66, 16), 0);    // 16384 x 16384 x 1024: 4 busy, but shares of 1 slab
+    EXPECT_EQ(stream_k_pairs(4096, 66, 128), 4);   // 16384 x 16384 x 8192: shares of 7.8 slabs
     EXPECT_EQ(stream_k_pairs(264, 66, 64), 0);     // four full rounds
     EXPECT_EQ(stream_k_pairs(64, 66, 32), 0);      // 2048^3: one round, 2 of 66 idle
     EXPECT_EQ(stream_k_pairs(16, 66, 16), 0);      // 1024^3: shares of 3.9 slabs

@@ -12,8 +12,8 @@
 //  - a tile's last piece waits for the flags of the tile's earlier pieces, adds their sums in a
 //    fixed order, and writes C through step 6's epilogue.
 // Splitting costs more than it looks (the partial sums' round trip, a second prologue and
-// epilogue a tile), so it is done only where the last round is at least half idle; elsewhere the
-// kernel is step 6 (or 7) exactly. What it measured is in docs/ladder.md.
+// epilogue a tile), so it is done only where the last round is at least half idle; elsewhere
+// step 6's (or 7's) kernel runs. What it measured is in docs/ladder.md.
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
 // library's pool) is allocated and its flags zeroed on the stream before each launch; without
 // the memory the kernel runs whole tiles.
@@ -116,29 +116,33 @@ __global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(
 }
 
 // Launches a step-8 kernel on a grid of whole clusters: plans the split, and where there is one,
-// takes its workspace from the pool and zeroes its flags first, all on `stream`.
-template <class Cfg, class Kernel, class... MapsAndOut>
-cudaError_t launch_stream_k(Kernel kernel, dim3 grid, int smem_bytes, const Problem& p, cudaStream_t stream,
-                            MapsAndOut... maps_and_out) {
+// takes its workspace from the pool and zeroes its flags first, all on `stream`. Where nothing is
+// split (or there is no memory for the workspace) it launches `whole`, the step it builds on.
+template <class Cfg, class Kernel, class WholeKernel, class... MapsAndOut>
+cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, dim3 grid, int smem_bytes, const Problem& p,
+                            cudaStream_t stream, MapsAndOut... maps_and_out) {
     const int ctas = static_cast<int>(grid.x), clusters = ctas / Cfg::kCluster;
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
     const int slabs = slab_count<Cfg>(p.k);
     StreamKArgs sk = {{static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs))},
                       nullptr, nullptr};
     void* workspace = nullptr;
-    if (sk.split.split_pairs > 0) {
-        const size_t flag_bytes = stream_k_flag_bytes<Cfg>(ctas);
-        if (allocate_workspace(&workspace, stream_k_workspace_bytes<Cfg>(ctas), stream) == cudaSuccess &&
-            cudaMemsetAsync(workspace, 0, flag_bytes, stream) == cudaSuccess) {
-            sk.ready = static_cast<int*>(workspace);
-            sk.partials = reinterpret_cast<float4*>(static_cast<char*>(workspace) + flag_bytes);
-        } else {
-            cudaGetLastError();  // no workspace: whole tiles, which need none
-            sk.split.split_pairs = 0;
-        }
+    const size_t flag_bytes = stream_k_flag_bytes<Cfg>(ctas);
+    if (sk.split.split_pairs > 0 &&
+        allocate_workspace(&workspace, stream_k_workspace_bytes<Cfg>(ctas), stream) != cudaSuccess) {
+        cudaGetLastError();  // no memory: whole tiles, which need none
+        workspace = nullptr;
     }
+    if (workspace != nullptr && cudaMemsetAsync(workspace, 0, flag_bytes, stream) != cudaSuccess) {
+        cudaGetLastError();
+        cudaFreeAsync(workspace, stream);
+        workspace = nullptr;
+    }
+    if (workspace == nullptr) return launch_with_smem(whole, grid, Cfg::kThreads, smem_bytes, stream, maps_and_out...);
+    sk.ready = static_cast<int*>(workspace);
+    sk.partials = reinterpret_cast<float4*>(static_cast<char*>(workspace) + flag_bytes);
     const cudaError_t err = launch_with_smem(kernel, grid, Cfg::kThreads, smem_bytes, stream, maps_and_out..., sk);
-    if (workspace != nullptr) cudaFreeAsync(workspace, stream);  // after the GEMM, in stream order
+    cudaFreeAsync(workspace, stream);  // after the GEMM, in stream order
     return err;
 }
 

@@ -172,8 +172,10 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
         out.tma_store =
             tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                                  c_box_cols(sizeof(TC))) == cudaSuccess;
-        if constexpr (is_stream_k_step<Step>())
-            return launch_stream_k<Cfg>(kernel, grid, smem, p, stream, map_a, map_b, map_c, out);
+        if constexpr (is_stream_k_step<Step>()) {
+            constexpr auto whole = Step::Whole::template kernel<T, TC, kTransA, kTransB>();
+            return launch_stream_k<Cfg>(kernel, whole, grid, smem, p, stream, map_a, map_b, map_c, out);
+        }
         else
             return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
     } else {
@@ -182,7 +184,7 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
 }
 
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned, `kernel<T, TC, kTransA, kTransB>`
-// and, for step 8, kStreamK) on p.
+// and, for step 8, kStreamK and Whole, the step it runs where nothing is split) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
     if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);

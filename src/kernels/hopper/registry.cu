@@ -35,6 +35,7 @@ GK_HOPPER_STEP(TmaStoreStep, TmaStoreCfg, ClusterGrid, tma_store_kernel, SharedS
 #undef GK_HOPPER_STEP
 struct StreamKStep : TmaStoreStep {  // step 6 with step 8's schedule
     static constexpr bool kStreamK = true;
+    using Whole = TmaStoreStep;  // what runs where nothing is split
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
@@ -48,6 +49,7 @@ struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a 
 };
 struct Tf32StreamKStep : Tf32Step {
     static constexpr bool kStreamK = true;
+    using Whole = Tf32Step;
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
