@@ -7,13 +7,17 @@
 // spread over all banks), and one thread hands each piece to the copy engine, which writes it to
 // C, clipped to m x n, while the warpgroup goes on computing. A piece is 8 KiB: 64 x 64 of
 // 16-bit C (one box), or 64 x 32 of FP32 C (two boxes of 32 rows, a column of 64 FP32 being
-// wider than the 128-byte swizzle span).
+// wider than the 128-byte swizzle span). 16-bit pieces are written with stmatrix.trans, four
+// 8 x 8 fragments an instruction (16 bytes of a column a lane), where storing element by element
+// took eight times the instructions; stmatrix has no 32-bit form, so FP32 C is stored a word at a
+// time.
 // For FP32 or 16-bit C with beta == 0 (C is then not read) and a TMA-addressable C; otherwise
 // the register epilogue runs.
 #pragma once
 
 #include "kernels/hopper/epilogue.cuh"
 #include "ptx/named_barrier.cuh"
+#include "ptx/stmatrix.cuh"
 #include "ptx/tma.cuh"
 
 namespace gemmkit::hopper {
@@ -29,6 +33,53 @@ __host__ __device__ constexpr int c_box_cols(int bytes) { return kPieceBytes / (
 inline constexpr int kStagingBuffers = 2;
 __host__ __device__ constexpr int staging_bytes() { return kStagingBuffers * kPieceBytes; }
 
+// Byte offset of C(row, col) of a piece (row < 64, col < c_box_cols) in the staging layout:
+// boxes of c_box_rows rows, each a column of 128 bytes a row of the 128-byte swizzle, whose
+// 16-byte chunk index is XORed with col % 8 (the column's place in its 1024-byte atom).
+template <int kElem>
+__device__ __forceinline__ uint32_t staged_byte(int row, int col) {
+    constexpr int kRows = c_box_rows(kElem), kBoxBytes = kPieceBytes / (64 / kRows);
+    const int box = row / kRows, r = row % kRows;
+    return box * kBoxBytes + col * 128 + ((r * kElem / 16) ^ (col % 8)) * 16 + r * kElem % 16;
+}
+
+// Writes piece q (columns q * c_box_cols on) of a warpgroup's accumulators d (wgmma m64nN
+// layout: d[4j + 2h + c] is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c), times
+// alpha and rounded to TC, into the staging buffer at `buffer`.
+template <int N, class TC>
+__device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint32_t buffer, float alpha) {
+    constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem);
+    const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
+    if constexpr (kElem == 2) {
+        // Fragment f of a stmatrix: rows 8 (f % 2) on of the warp's 16, columns 8 (jj + f / 2) on
+        // of the piece. Transposed, lane l gives the address of column l % 8 of fragment l / 8.
+        const int f = lane / 8, row = 16 * warp + 8 * (f % 2);
+#pragma unroll
+        for (int jj = 0; jj < kCols / 8; jj += 2) {
+            uint32_t r[4];
+#pragma unroll
+            for (int g = 0; g < 4; ++g) {
+                const int j = q * kCols / 8 + jj + g / 2, h = g % 2;
+                r[g] = tensor::pack_pair<TC>(alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
+            }
+            ptx::stmatrix_x4_trans_at(buffer + staged_byte<kElem>(row, 8 * (jj + f / 2) + lane % 8), r);
+        }
+    } else {
+#pragma unroll
+        for (int jj = 0; jj < kCols / 8; ++jj) {
+            const int j = q * kCols / 8 + jj;
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const int row = 16 * warp + lane / 4 + 8 * h, col = 8 * jj + 2 * (lane % 4) + c;
+                    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(buffer + staged_byte<kElem>(row, col)),
+                                 "f"(alpha * d[4 * j + 2 * h + c]));
+                }
+        }
+    }
+}
+
 // Stores the accumulators (wgmma m64nN layout) of the warpgroup with tile origin C(row0, col0)
 // through `staging` (this warpgroup's own staging_bytes(), 1024-byte aligned; piece q uses
 // buffer q % 2). Thread 0 of the warpgroup owns the bulk stores: at the block's end it must call
@@ -41,35 +92,14 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
     constexpr int kBoxBytes = kPieceBytes / kBoxes;
     static_assert(N / kCols % kStagingBuffers == 0, "each tile starts on buffer 0");
-    const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
+    const int t = threadIdx.x % 128;
 #pragma unroll
     for (int q = 0; q < N / kCols; ++q) {
         const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
         // The piece before last (this buffer's) has been read; the last may still be in flight.
         if (t == 0) ptx::bulk_wait_read<kStagingBuffers - 1>();
         ptx::named_barrier_sync<128>(barrier_id);
-#pragma unroll
-        for (int jj = 0; jj < kCols / 8; ++jj) {
-            const int j = q * kCols / 8 + jj;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-#pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const int row = 16 * warp + lane / 4 + 8 * h, col = 8 * jj + 2 * (lane % 4) + c;
-                    const int box = row / kRows, r = row % kRows;
-                    // 128-byte swizzle: the 16-byte chunk index of the row within its column is
-                    // XORed with col % 8 (the column's place in its 1024-byte atom).
-                    const uint32_t byte = box * kBoxBytes + col * 128 + ((r * kElem / 16) ^ (col % 8)) * 16 +
-                                          r * kElem % 16;
-                    const TC v = tensor::from_float<TC>(alpha * d[4 * j + 2 * h + c]);
-                    if constexpr (kElem == 2)
-                        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(buffer + byte),
-                                     "h"(*reinterpret_cast<const unsigned short*>(&v)));
-                    else
-                        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(buffer + byte), "f"(v));
-                }
-            }
-        }
+        stage_piece<N, TC>(d, q, buffer, alpha);
         ptx::fence_proxy_async_shared();
         ptx::named_barrier_sync<128>(barrier_id);
         if (t == 0) {

@@ -2,6 +2,8 @@
 // and the run-time -> compile-time mapping of a problem's types (as with_ops does for ops).
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <cuda_bf16.h>
@@ -32,6 +34,22 @@ __device__ __forceinline__ T from_float(float x) {
         return __float2bfloat16_rn(x);
     else
         return x;
+}
+
+// Two FP32 values rounded to a 16-bit T and packed in one word, `lo` in the low half (the
+// register layout of mma/ldmatrix/stmatrix fragments).
+template <class T>
+__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
+    static_assert(std::is_same_v<T, half> || std::is_same_v<T, bf16>, "16-bit T");
+    uint32_t word;
+    if constexpr (std::is_same_v<T, half>) {
+        const __half2 v = __floats2half2_rn(lo, hi);
+        memcpy(&word, &v, sizeof word);
+    } else {
+        const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+        memcpy(&word, &v, sizeof word);
+    }
+    return word;
 }
 
 // C(i, j) = alpha * acc + beta * C(i, j), in FP32, rounded once to TC. With beta == 0, C is
