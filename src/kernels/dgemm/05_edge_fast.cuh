@@ -35,11 +35,55 @@ struct EdgeFastCfg {
     static_assert(BK % 2 == 0, "fragment buffers alternate; each slab must start on fragment buffer 0");
 };
 
+// A thread's fragments at one k: rows (or columns) t + kPairStride*q + {0, 1} of the k-major
+// shared row a (b), one LDS.128 a pair. Equivalent to rA[2q + h] = a[kPairStride*q + h].
+template <class Cfg>
+__device__ __forceinline__ void load_pair_fragments(double (&rA)[Cfg::TM], double (&rB)[Cfg::TN], const double* a,
+                                                    const double* b) {
+#pragma unroll
+    for (int q = 0; q < Cfg::TM / 2; ++q)
+        *reinterpret_cast<double2*>(&rA[2 * q]) = *reinterpret_cast<const double2*>(a + q * Cfg::kPairStride);
+#pragma unroll
+    for (int q = 0; q < Cfg::TN / 2; ++q)
+        *reinterpret_cast<double2*>(&rB[2 * q]) = *reinterpret_cast<const double2*>(b + q * Cfg::kPairStride);
+}
+
+// C = alpha*acc + beta*C for a thread's tile in pairs: acc[r][c] is C(i + kPairStride*(r/2) + r%2,
+// j + kPairStride*(c/2) + c%2). `interior` (block-uniform): the block's whole tile lies inside C,
+// so no element needs a check. For each (q, c) a half-warp writes 16 consecutive double2s of one
+// column: 256 bytes.
+template <class Cfg>
+__device__ __forceinline__ void store_pair_tile(const GemmArgs<double>& g, const double (&acc)[Cfg::TM][Cfg::TN], int i,
+                                                int j, bool interior) {
+    constexpr int kPS = Cfg::kPairStride;
+    const bool vec_c = aligned16<double>(g.C, g.ldc);
+    if (interior) {
+#pragma unroll
+        for (int c = 0; c < Cfg::TN; ++c) {
+            double* col = g.C + (j + c / 2 * kPS + c % 2) * g.ldc;
+#pragma unroll
+            for (int q = 0; q < Cfg::TM / 2; ++q)
+                store_c2(col + i + q * kPS, 2, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
+        }
+        return;
+    }
+#pragma unroll
+    for (int c = 0; c < Cfg::TN; ++c) {
+        const int jc = j + c / 2 * kPS + c % 2;
+        if (jc >= g.n) continue;
+#pragma unroll
+        for (int q = 0; q < Cfg::TM / 2; ++q) {
+            const int iq = i + q * kPS;
+            if (iq < g.m)
+                store_c2(&g.C[iq + jc * g.ldc], g.m - iq, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
+        }
+    }
+}
+
 template <bool kTransA, bool kTransB, bool kVec>
 __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmArgs<double> g) {
     using Cfg = EdgeFastCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
-    constexpr int kPS = Cfg::kPairStride;
     __shared__ __align__(16) double sA[2][Cfg::BK][SA];  // [buffer][p][i], padded
     __shared__ __align__(16) double sB[2][Cfg::BK][SB];  // [buffer][p][j], padded
     PairLoader<Cfg::BK, Cfg::BM, Cfg::kThreads, !kTransA, kVec> loadA;
@@ -67,12 +111,7 @@ __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmAr
     };
     double rA[2][Cfg::TM], rB[2][Cfg::TN];  // [fragment buffer][value]
     auto load_fragments = [&](int frag, int buf, int p) {
-#pragma unroll
-        for (int q = 0; q < Cfg::TM / 2; ++q)
-            *reinterpret_cast<double2*>(&rA[frag][2 * q]) = *reinterpret_cast<const double2*>(&sA[buf][p][ti + q * kPS]);
-#pragma unroll
-        for (int q = 0; q < Cfg::TN / 2; ++q)
-            *reinterpret_cast<double2*>(&rB[frag][2 * q]) = *reinterpret_cast<const double2*>(&sB[buf][p][tj + q * kPS]);
+        load_pair_fragments<Cfg>(rA[frag], rB[frag], &sA[buf][p][ti], &sB[buf][p][tj]);
     };
 
     double acc[Cfg::TM][Cfg::TN] = {};  // acc[r][c] is C(i0 + ti + 32(r/2) + r%2, j0 + tj + 32(c/2) + c%2)
@@ -100,29 +139,7 @@ __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmAr
             load_fragments(0, buf, 0);  // step 0 of the next slab
         }
     }
-    // For each (q, c) a half-warp writes 16 consecutive double2s of one column: 256 bytes.
-    const bool vec_c = aligned16<double>(g.C, g.ldc);
-    if (interior) {  // block-uniform: every row and column of the tile is inside C
-#pragma unroll
-        for (int c = 0; c < Cfg::TN; ++c) {
-            double* col = g.C + (j0 + tj + c / 2 * kPS + c % 2) * g.ldc;
-#pragma unroll
-            for (int q = 0; q < Cfg::TM / 2; ++q)
-                store_c2(col + i0 + ti + q * kPS, 2, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
-        }
-        return;
-    }
-#pragma unroll
-    for (int c = 0; c < Cfg::TN; ++c) {
-        const int j = j0 + tj + c / 2 * kPS + c % 2;
-        if (j >= g.n) continue;
-#pragma unroll
-        for (int q = 0; q < Cfg::TM / 2; ++q) {
-            const int i = i0 + ti + q * kPS;
-            if (i < g.m)
-                store_c2(&g.C[i + j * g.ldc], g.m - i, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
-        }
-    }
+    store_pair_tile<Cfg>(g, acc, i0 + ti, j0 + tj, interior);
 }
 
 inline cudaError_t launch_edge_fast(const Problem& p, cudaStream_t stream) {
