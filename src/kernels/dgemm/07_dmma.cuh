@@ -1,16 +1,14 @@
-// dgemm.06_dmma_warp_ring — the FP64 tensor cores: mma.sync m16n8k8 (DMMA) fed by a cp.async
-// ring whose stages the warps hand over through mbarriers.
+// dgemm.07_dmma_warp_ring — the FP64 tensor cores: mma.sync m16n8k8 (DMMA) fed by step 06's
+// cp.async ring, whose stages the warps hand over through mbarriers (warp_ring.cuh).
 //
-// Changed from 05: the multiply-adds leave the CUDA cores. A warp computes its 64x32 tile of C
+// Changed from 06: the multiply-adds leave the CUDA cores. A warp computes its 64x32 tile of C
 // as 4x4 tiles of 16x8 with mma.sync.m16n8k8.f64 (one DMMA.16x8x8: 1024 FMAs per instruction,
-// against one per DFMA), and K-slabs travel global -> shared by cp.async into a 4-stage ring
-// (three slabs in flight, no staging registers). The stages change hands through mbarriers,
-// not __syncthreads: full[stage] completes when every thread's copies of its slab have landed
-// (cp.async.mbarrier.arrive), empty[stage] when every warp has read it. Steps 01-05 are capped
-// by the FP64 CUDA-core peak, half the DMMA peak (H200: ~33.5 against ~67 TFLOP/s).
-// Bottleneck it removes: the FP64 CUDA-core issue rate (one FMA per lane per DFMA); and, in the
-// ring, the per-slab __syncthreads: with it, every slab boundary idled the whole SM until its
-// slowest warp arrived. Handed over by mbarriers, warps drift up to a slab apart, and one warp's
+// against 32 per DFMA), on step 06's ring: K-slabs of 16 travel by cp.async into 4 stages that
+// change hands through full/empty mbarriers (warp_ring.cuh), not a __syncthreads a slab.
+// Bottleneck it removes: the FP64 CUDA-core peak, half the DMMA peak (H100: 33.5 against 66.9
+// TFLOP/s). The ring matters more here than on the CUDA cores: with a __syncthreads a slab,
+// every slab boundary idled the whole SM until its slowest warp arrived (79.7% of cuBLAS at
+// 4096^3 against 95%); handed over by mbarriers, warps drift up to a slab apart, and one warp's
 // boundary stall is covered by the DMMAs of the other warp on its scheduler.
 // Why m16n8k8, not m16n8k16 (half the instructions): a k16 step holds 4 A fragments of 8
 // doubles and 2 B pairs of 8 next to the 64 accumulator doubles; ptxas then needs all 255
@@ -33,18 +31,19 @@
 // the m, n or k edge reads only its inside doubles (cp.async src-size), the rest is zero.
 // Resources: 128 registers of accumulators a thread, 128 KiB of ring a block: one block of
 // 8 warps per SM.
-// Measured (H200, NN, % of cublasDgemm): 58.0 TFLOP/s (95.4%) at 4096^3, 51.0 (88.5%) at
-// 8192^3, 46.6 (115.6%) at 4097^3 (8-byte copies; cuBLAS 40.6).
+// Measured (H100, NN, % of cublasDgemm in the same run): 55.4-56.9 TFLOP/s (92.5-96.3%) at
+// 4096^3, 51.4-51.6 (90.7-90.8%) at 8192^3, 44.5-45.0 (111.5-111.7%) at 4097^3 (8-byte copies;
+// cuBLAS 40.4). H200 (before the early refill): 95.4% at 4096^3, 88.5% at 8192^3.
 // Lost against it (4096^3 / 8192^3): one __syncthreads a slab 79.7 / 73.5%; with it, K-slabs
-// of 32 in 3 stages 82.9 / 77.2%, blocks in groups of 8 block rows (L2 reuse) 77.8 / 73.2%.
+// of 32 in 3 stages 82.9 / 77.2%, blocks in groups of 8 block rows (L2 reuse) 77.8 / 73.2%
+// (H200); on the ring, grouped order +-0 and K-slabs of 32 in 3 stages -2 points (H100).
 #pragma once
 
 #include <cstdint>
 
-#include "kernels/dgemm/05_edge_fast.cuh"
+#include "kernels/dgemm/06_async_ring.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/arch.cuh"
-#include "ptx/mbarrier.cuh"
 #include "ptx/mma_f64.cuh"
 
 namespace gemmkit::dgemm {
@@ -56,11 +55,10 @@ struct DmmaCfg {
     static constexpr int kThreads = 32 * kWarps;              // 256
     static constexpr int MI = WM / 16, NI = WN / 8;           // 4 x 4 mma tiles of 16 x 8 a warp
     static constexpr int kRingBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));  // 128 KiB
-    static constexpr int kSmemBytes = kRingBytes + 2 * kStages * 8;  // + full[], empty[] mbarriers
+    static constexpr int kSmemBytes = kRingBytes + WarpRing<kStages, kThreads>::kBarrierBytes;
     static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
     static_assert(WM % 16 == 0 && WN % 16 == 0, "whole 16-row blocks; n-tiles pair up (16 columns)");
     static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
-    static_assert(kStages >= 3, "a slab to compute, one in flight, and one that a lagging warp may still read");
     static_assert(kSmemBytes <= 227 * 1024, "the ring fits an sm_90 block's shared memory");
 };
 
@@ -231,42 +229,31 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
     const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
     const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
-    // full[stage] completes a phase when all kThreads threads' copies of the stage's slab have
-    // landed, empty[stage] when all kWarps warps have read it. Slab s is the (s / kStages)-th
-    // use of stage s % kStages: its phases have parity (s / kStages) % 2.
-    const uint32_t full = ptx::smem_addr(smem) + Cfg::kRingBytes, empty = full + Cfg::kStages * 8;
-    if (threadIdx.x == 0)
-        for (int st = 0; st < Cfg::kStages; ++st) {
-            ptx::mbarrier_init(full + 8 * st, Cfg::kThreads);
-            ptx::mbarrier_init(empty + 8 * st, Cfg::kWarps);
-        }
-    ptx::fence_mbarrier_init();
-    __syncthreads();
+    const WarpRing<Cfg::kStages, Cfg::kThreads> ring(ptx::smem_addr(smem) + Cfg::kRingBytes);
 
-    // Starts this thread's copies of slab s into ring stage `stage` (nothing past the last slab)
-    // and arrives on full[stage] once they have landed.
-    auto issue = [&](int s, int stage) {
+    // Starts this thread's copies of slab s into its ring stage (nothing past the last slab)
+    // and arrives on full[] once they have landed.
+    auto issue = [&](int s) {
         if (s >= slabs) return;
-        const int k_left = args.k - s * Cfg::BK;
+        const int stage = ring.stage_of(s), k_left = args.k - s * Cfg::BK;
         copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, gA + s * strideA, m_left, k_left,
                                      k_left >= Cfg::BK && m_left >= Cfg::BM);
         copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, gB + s * strideB, n_left, k_left,
                                      k_left >= Cfg::BK && n_left >= Cfg::BN);
-        ptx::cp_async_mbarrier_arrive_noinc(full + 8 * stage);
+        ring.copies_issued(s);
     };
 
-    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s);
+    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s);
 
     const typename SlabA::Reader fragsA(wm0);
     const typename SlabB::Reader fragsB(wn0);
     // acc[mi][ni]: mma's 16x8 D tile of rows wm0 + 16mi.. and the n-tile ni, whose columns are
     // wn0 + 16(ni/2) + ni%2 + {0, 2, ..., 14} (relabelled; epilogue below).
     double acc[Cfg::MI][Cfg::NI][4] = {};
-    int read_stage = 0, write_stage = Cfg::kStages - 1;
     for (int s = 0; s < slabs; ++s) {
-        ptx::mbarrier_wait(full + 8 * read_stage, s / Cfg::kStages % 2);
-        const double* stA = sA + read_stage * SlabA::kElems;
-        const double* stB = sB + read_stage * SlabB::kElems;
+        ring.wait_full(s);
+        const double* stA = sA + ring.stage_of(s) * SlabA::kElems;
+        const double* stB = sB + ring.stage_of(s) * SlabB::kElems;
 #pragma unroll
         for (int kstep = 0; kstep < Cfg::BK / 8; ++kstep) {
             double fb[Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[p]
@@ -282,18 +269,15 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
                     ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
                 }
             }
+            // Slab s + kStages - 1 refills the stage of slab s - 1, which every warp released
+            // at the end of it; its copies go out while this k8 step's DMMAs run (at the slab's
+            // end they waited for the last DMMAs: H100, 8192^3 89.1% -> 90.8% of cuBLAS).
+            if (kstep == 0 && s + Cfg::kStages - 1 < slabs) {
+                ring.wait_empty(s + Cfg::kStages - 1);
+                issue(s + Cfg::kStages - 1);
+            }
         }
-        // This warp is done with slab s (mma.sync has consumed every lane's reads). Slab
-        // s + kStages - 1 refills the stage of slab s - 1 once every warp has read that:
-        // usually long since, as this warp has computed a whole slab after it.
-        __syncwarp();
-        if (lane == 0) ptx::mbarrier_arrive(empty + 8 * read_stage);
-        if (s + Cfg::kStages - 1 < slabs) {
-            if (s >= 1) ptx::mbarrier_wait(empty + 8 * write_stage, (s - 1) / Cfg::kStages % 2);
-            issue(s + Cfg::kStages - 1, write_stage);
-        }
-        write_stage = read_stage;  // the stage just read is the next to refill
-        read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+        ring.release(s);  // this warp is done with slab s (mma.sync has consumed every lane's reads)
     }
     // No copy outlives the block: every thread waited for full[] of every slab it issued.
 
@@ -321,21 +305,10 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
 #endif
 }
 
-// Whether this binary's dmma_kernel holds sm_90 code. Built for older architectures only
-// (CMAKE_CUDA_ARCHITECTURES=80), its body compiles to a trap (ptx/arch.cuh), which a newer GPU would
-// JIT and run; the launcher runs step 05 instead. Asked once a process.
-inline bool dmma_compiled_for_sm90() {
-    static const bool ok = [] {
-        cudaFuncAttributes attr{};
-        return cudaFuncGetAttributes(&attr, dmma_kernel<false, false, false>) == cudaSuccess && attr.ptxVersion >= 90;
-    }();
-    return ok;
-}
-
 inline cudaError_t launch_dmma(const Problem& p, cudaStream_t stream) {
-    if (!dmma_compiled_for_sm90()) return launch_edge_fast(p, stream);
-    const bool copy8 = !aligned16<double>(p.A, p.lda) || !aligned16<double>(p.B, p.ldb);
     using Cfg = DmmaCfg;
+    if (!sm90_code_loaded<dmma_kernel<false, false, false>>()) return launch_edge_fast(p, stream);
+    const bool copy8 = !aligned16<double>(p.A, p.lda) || !aligned16<double>(p.B, p.ldb);
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     return with_ops(p, [&](auto ta, auto tb) {
         constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;

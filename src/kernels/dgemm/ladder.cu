@@ -1,10 +1,11 @@
-// Registry rows of the FP64 ladder: CUDA-core steps 01-05, tensor-core (DMMA) step 06.
+// Registry rows of the FP64 ladder: CUDA-core steps 01-06, tensor-core (DMMA) step 07.
 #include "kernels/dgemm/01_unroll_prefetch.cuh"
 #include "kernels/dgemm/02_double_buffer.cuh"
 #include "kernels/dgemm/03_vector_smem.cuh"
 #include "kernels/dgemm/04_two_level_prefetch.cuh"
 #include "kernels/dgemm/05_edge_fast.cuh"
-#include "kernels/dgemm/06_dmma.cuh"
+#include "kernels/dgemm/06_async_ring.cuh"
+#include "kernels/dgemm/07_dmma.cuh"
 
 #include "kernels/dgemm/registry_rows.hpp"
 
@@ -18,7 +19,11 @@ constexpr const char* kVec2FastPath =
 // it declares any alignment full speed and `auto` takes it for unaligned problems too.
 constexpr const char* kEdgeFastPath =
     "all ops; any alignment (16-byte loads and stores when A, B, C are 16-byte aligned with even ld)";
-// Step 06 with 8-byte cp.async copies (4097^3: 46.6 TFLOP/s, 115.6% of cuBLAS) beats every
+// Step 06 copies operands that are not 16-byte aligned in 8-byte pieces into the same layout.
+constexpr const char* kAsyncRingFastPath =
+    "all ops, any size and alignment: 16-byte cp.async chunks along m (n) when A and B are 16-byte aligned with "
+    "lda, ldb even, else 8-byte copies; k-contiguous operands always in 8-byte copies; C as step 05";
+// Step 07 with 8-byte cp.async copies (4097^3: 46.6 TFLOP/s, 115.6% of cuBLAS) beats every
 // other FP64 row, so it declares any alignment full speed and `auto` takes it on sm_90 for all.
 constexpr const char* kDmmaFastPath =
     "all ops, any size and alignment run DMMA: 16-byte cp.async chunks when A and B are 16-byte aligned with "
@@ -46,7 +51,12 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          "bounds checks only in edge blocks (block-uniform branch): odd sizes stay fast, no padding copy",
          kEdgeFastPath, kAllOps, 8, tile_of<EdgeFastCfg>(), supports_f64, launch_edge_fast,
          entry_of<&edge_fast_kernel<false, false, true>>},
-        {"dgemm.06_dmma_warp_ring", 6, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
+        {"dgemm.06_async_ring", 6, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
+         "step 05's 8x8 thread tiles fed by a 4-stage cp.async ring of 16-k slabs that warps hand over through "
+         "full/empty mbarriers: no staging registers, no __syncthreads a slab",
+         kAsyncRingFastPath, kAllOps, 8, tile_of<AsyncRingCfg>(), supports_f64, launch_async_ring<AsyncRingCfg>,
+         entry_of<&async_ring_kernel<AsyncRingCfg, false, false, false>>, AsyncRingCfg::kSmemBytes},
+        {"dgemm.07_dmma_warp_ring", 7, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
          "FP64 tensor cores: mma.sync m16n8k8 (DMMA), 64x32 warp tiles, 4-stage cp.async ring handed over by "
          "full/empty mbarriers (no __syncthreads a slab), swizzled LDS.128 fragments",
          kDmmaFastPath, kAllOps, 8, tile_of<DmmaCfg>(), supports_f64, launch_dmma,
