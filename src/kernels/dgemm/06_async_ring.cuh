@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) async_ring_kernel(GemmArgs<d
             for (int r = 0; r < Cfg::TM; ++r)
 #pragma unroll
                 for (int c = 0; c < Cfg::TN; ++c) acc[r][c] = fma(rA[p % 2][r], rB[p % 2][c], acc[r][c]);
-            // Slab s + kStages - 1 refills the stage of slab s - 1, which every warp released
+            // Slab s + kStages - 1 refills the stage of slab s - 1, which every thread released
             // at the end of it. Its copies go out here, between step 1's DFMAs and step 2's, so
             // their address arithmetic fills issue slots the FP64 pipe leaves free.
             if (p == 1 && s + Cfg::kStages - 1 < slabs) {
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) async_ring_kernel(GemmArgs<d
                 issue(s + Cfg::kStages - 1);
             }
         }
-        ring.release(s);  // this warp's reads of slab s are all consumed by the DFMAs above
+        ring.release(s);  // this thread's reads of slab s are all consumed by the DFMAs above
     }
     // No copy outlives the block: every thread waited on full[] for every slab it issued.
     store_pair_tile<Cfg>(g, acc, i0 + ti, j0 + tj, interior);

@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
                     ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
                 }
             }
-            // Slab s + kStages - 1 refills the stage of slab s - 1, which every warp released
+            // Slab s + kStages - 1 refills the stage of slab s - 1, which every thread released
             // at the end of it; its copies go out while this k8 step's DMMAs run (at the slab's
             // end they waited for the last DMMAs: H100, 8192^3 89.1% -> 90.8% of cuBLAS).
             if (kstep == 0 && s + Cfg::kStages - 1 < slabs) {
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
                 issue(s + Cfg::kStages - 1);
             }
         }
-        ring.release(s);  // this warp is done with slab s (mma.sync has consumed every lane's reads)
+        ring.release(s);  // this thread is done with slab s (mma.sync has consumed its reads)
     }
     // No copy outlives the block: every thread waited for full[] of every slab it issued.
 

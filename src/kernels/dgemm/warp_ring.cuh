@@ -3,13 +3,18 @@
 //
 //   full[stage]  completes a phase when every thread's copies of the stage's slab have landed
 //                (each thread arrives through cp.async.mbarrier.arrive.noinc);
-//   empty[stage] completes a phase when every warp has read the slab (lane 0 arrives for it,
-//                after a __syncwarp that orders the warp's reads before the arrival).
+//   empty[stage] completes a phase when every thread has read the slab (each arrives, with
+//                release semantics, after its last read of the stage).
 // Slab s is the (s / kStages)-th use of stage s % kStages, so its phases have parity
 // (s / kStages) % 2. A warp waits only for the slab it reads next and, before refilling a
 // stage, for the slab that stage held kStages slabs earlier: warps drift up to a slab apart, and
 // one warp's wait is covered by the other warps on its scheduler instead of idling the SM.
 // Equivalent, in what it orders, to a cp.async.wait_group + __syncthreads() before each slab.
+// Why every thread arrives on empty[], not lane 0 of each warp after a __syncwarp (8 arrivals
+// instead of 256): that chain orders the reads just as well, but compute-sanitizer's racecheck
+// does not follow it and reported every refill as a race (H100, 2026-11-24: 240 reports on
+// shapes whose k needs more slabs than there are stages; with every thread arriving, none), and
+// the extra arrivals measured nothing (steps 06 and 07 within noise at 4096^3 and 8192^3).
 #pragma once
 
 #include <cstdint>
@@ -21,9 +26,7 @@ namespace gemmkit::dgemm {
 
 template <int kStages, int kThreads>
 struct WarpRing {
-    static constexpr int kWarps = kThreads / 32;
     static constexpr int kBarrierBytes = 2 * kStages * 8;  // full[kStages], then empty[kStages]
-    static_assert(kThreads % 32 == 0, "whole warps");
     static_assert(kStages >= 3, "a slab to compute, one in flight, and one that a lagging warp may still read");
 
     uint32_t full, empty;  // shared addresses of full[0] and empty[0]
@@ -34,7 +37,7 @@ struct WarpRing {
         if (threadIdx.x == 0)
             for (int st = 0; st < kStages; ++st) {
                 ptx::mbarrier_init(full + 8 * st, kThreads);
-                ptx::mbarrier_init(empty + 8 * st, kWarps);
+                ptx::mbarrier_init(empty + 8 * st, kThreads);
             }
         ptx::fence_mbarrier_init();
         __syncthreads();
@@ -49,11 +52,8 @@ struct WarpRing {
     // Until every thread's copies of slab s have landed.
     __device__ void wait_full(int s) const { ptx::mbarrier_wait(full + 8 * stage_of(s), s / kStages % 2); }
 
-    // The calling warp is done reading slab s (every lane's shared loads have returned).
-    __device__ void release(int s) const {
-        __syncwarp();
-        if (threadIdx.x % 32 == 0) ptx::mbarrier_arrive(empty + 8 * stage_of(s));
-    }
+    // The calling thread is done reading slab s (its shared loads' values are consumed).
+    __device__ void release(int s) const { ptx::mbarrier_arrive(empty + 8 * stage_of(s)); }
 
     // Before copying slab s into its stage: until every warp has released the slab that stage
     // held before, s - kStages (at once for the first kStages slabs).
