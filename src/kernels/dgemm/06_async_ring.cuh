@@ -131,8 +131,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) async_ring_kernel(GemmArgs<d
     auto issue = [&](int s) {
         const int stage = Ring::stage_of(s), k_left = g.k - s * Cfg::BK;
         const bool full_k = k_left >= Cfg::BK;
-        copyA.issue(ringA + stage * Cfg::kSlabA * 8, gA + s * strideA, g.m - i0, k_left, full_k && interior);
-        copyB.issue(ringB + stage * Cfg::kSlabB * 8, gB + s * strideB, g.n - j0, k_left, full_k && interior);
+        constexpr uint32_t kStageBytesA = Cfg::kSlabA * sizeof(double), kStageBytesB = Cfg::kSlabB * sizeof(double);
+        copyA.issue(ringA + stage * kStageBytesA, gA + s * strideA, g.m - i0, k_left, full_k && interior);
+        copyB.issue(ringB + stage * kStageBytesB, gB + s * strideB, g.n - j0, k_left, full_k && interior);
         ring.copies_issued(s);
     };
     for (int s = 0; s < Cfg::kStages - 1 && s < slabs; ++s) issue(s);

@@ -55,7 +55,7 @@ struct WarpRing {
     // The calling thread is done reading slab s (its shared loads' values are consumed).
     __device__ void release(int s) const { ptx::mbarrier_arrive(empty + 8 * stage_of(s)); }
 
-    // Before copying slab s into its stage: until every warp has released the slab that stage
+    // Before copying slab s into its stage: until every thread has released the slab that stage
     // held before, s - kStages (at once for the first kStages slabs).
     __device__ void wait_empty(int s) const {
         if (s >= kStages) ptx::mbarrier_wait(empty + 8 * stage_of(s), (s / kStages - 1) % 2);
