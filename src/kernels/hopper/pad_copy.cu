@@ -7,13 +7,14 @@
 namespace gemmkit::hopper {
 namespace {
 
-// dst(r, c) = src(r, c) for r < rows, c < cols; dst's rows rows..ld_dst-1 are zero-filled.
+// dst(r, c) = src(r, c) for r < rows, c < cols; the rest of each column's last 16-byte chunk is
+// zero-filled (the rows after it are never read: the tensor map has rows rows).
 // Each thread moves one 16-byte chunk of one column: element loads (src may be aligned to its
 // element size only), one 16-byte store (ld_dst is a multiple of the chunk).
 template <class E>
 __global__ void pad_columns_kernel(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows, int64_t cols) {
     constexpr int kChunk = 16 / sizeof(E);
-    const int64_t chunks_per_col = ld_dst / kChunk, chunks = chunks_per_col * cols;
+    const int64_t chunks_per_col = (rows + kChunk - 1) / kChunk, chunks = chunks_per_col * cols;
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < chunks;
          i += int64_t{gridDim.x} * blockDim.x) {
         const int64_t c = i / chunks_per_col, r0 = i % chunks_per_col * kChunk;
@@ -46,6 +47,14 @@ __global__ void transpose_kernel(const uint32_t* src, int64_t ld_src, uint32_t* 
     }
 }
 
+// The workspaces' leading dimension: rows rounded up to whole 128-byte lines. TMA needs only
+// 16-byte columns, but a column that starts inside a line makes every 128-byte row of a slab's
+// box touch two lines (five 32-byte sectors instead of four).
+int64_t line_multiple(int64_t rows, int element_bytes) {
+    const int64_t per_line = 128 / element_bytes;
+    return (rows + per_line - 1) / per_line * per_line;
+}
+
 // A workspace of ld_dst x cols elements of element_bytes each, filled by enqueue(dst) (a kernel
 // launch on `stream`), into *out. On failure nothing stays allocated and no error is pending.
 template <class Enqueue>
@@ -72,8 +81,8 @@ cudaError_t fill_workspace(int64_t ld_dst, int64_t cols, int element_bytes, cuda
 cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, int element_bytes,
                         cudaStream_t stream, PaddedOperand* out) {
     if (element_bytes != 2 && element_bytes != 4) return cudaErrorInvalidValue;
-    const int64_t chunk = 16 / element_bytes, ld_dst = (rows + chunk - 1) / chunk * chunk;
-    const int64_t chunks = ld_dst / chunk * cols, blocks = chunks / 256 + 1;
+    const int64_t ld_dst = line_multiple(rows, element_bytes), chunks = (rows * element_bytes + 15) / 16 * cols;
+    const int64_t blocks = chunks / 256 + 1;
     const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
     auto enqueue = [&](void* dst) {
         if (element_bytes == 2)
@@ -88,7 +97,7 @@ cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols,
 
 cudaError_t transpose_operand(const float* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
                               PaddedOperand* out) {
-    const int64_t ld_dst = (cols + 3) / 4 * 4;  // the transpose's rows: 16-byte columns
+    const int64_t ld_dst = line_multiple(cols, 4);  // the transpose's rows
     const dim3 grid(static_cast<unsigned>((rows + 31) / 32), static_cast<unsigned>((ld_dst + 31) / 32));
     auto enqueue = [&](void* dst) {
         transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(reinterpret_cast<const uint32_t*>(src), ld,

@@ -1,6 +1,6 @@
 // Copying an operand that TMA cannot read (a leading dimension that is not a multiple of 16
 // bytes, or a base that is not 16-byte aligned: 4097^3 is the usual case) into a workspace whose
-// columns start on 16-byte boundaries. One extra pass over the operand, which for a large GEMM
+// columns start on 128-byte boundaries. One extra pass over the operand, which for a large GEMM
 // costs far less than leaving the wgmma kernels for the mma.sync ones.
 #pragma once
 
@@ -14,7 +14,7 @@ namespace gemmkit::hopper {
 // with cudaFreeAsync on the same stream after the GEMM that reads it.
 struct PaddedOperand {
     void* data = nullptr;
-    int64_t ld = 0;  // a multiple of 16 bytes
+    int64_t ld = 0;  // a multiple of 128 bytes
 };
 
 // Copies the stored rows x cols matrix of 2- or 4-byte elements at src (column-major, leading
@@ -26,7 +26,7 @@ cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols,
 
 // Copies the transpose of the stored rows x cols FP32 matrix at src (column-major, leading
 // dimension ld) into a new workspace: a cols x rows column-major matrix whose columns start on
-// 16-byte boundaries. For TF32 wgmma, which reads B only K-major (op N). As pad_operand otherwise.
+// 128-byte boundaries. For TF32 wgmma, which reads B only K-major (op N). As pad_operand otherwise.
 cudaError_t transpose_operand(const float* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
                               PaddedOperand* out);
 

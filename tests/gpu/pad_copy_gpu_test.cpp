@@ -1,0 +1,83 @@
+// The Hopper steps' copies of operands TMA cannot read (kernels/hopper/pad_copy.cu): each
+// column of a copy starts on a whole 128-byte line (a column starting inside a line made every
+// slab row the TMA loads touch two lines: 4097^3 ran 10% slower), holds the operand's values,
+// and is zero past the operand's rows up to its 16-byte chunk's end.
+#include <cstdint>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "kernels/hopper/pad_copy.hpp"
+
+namespace gemmkit::test {
+namespace {
+
+class PadCopyGpu : public GpuTest {
+protected:
+    // Pads a rows x cols matrix of E with leading dimension ld (values 1 + r + 1000 c) and checks
+    // the copy. Returns the copy's leading dimension.
+    template <class E>
+    int64_t check_pad(int64_t rows, int64_t cols, int64_t ld) {
+        std::vector<E> host(static_cast<size_t>(ld * cols), E{0});
+        for (int64_t c = 0; c < cols; ++c)
+            for (int64_t r = 0; r < rows; ++r) host[static_cast<size_t>(r + c * ld)] = static_cast<E>(1 + r + 1000 * c);
+        DeviceBuffer<E> src(host.size());
+        upload(src, host, stream_);
+
+        hopper::PaddedOperand out;
+        EXPECT_EQ(hopper::pad_operand(src.data(), ld, rows, cols, sizeof(E), stream_, &out), cudaSuccess);
+        if (out.data == nullptr) return 0;
+        std::vector<E> copy(static_cast<size_t>(out.ld * cols));
+        EXPECT_EQ(cudaMemcpyAsync(copy.data(), out.data, copy.size() * sizeof(E), cudaMemcpyDeviceToHost, stream_),
+                  cudaSuccess);
+        EXPECT_EQ(cudaFreeAsync(out.data, stream_), cudaSuccess);
+        EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+
+        EXPECT_EQ(out.ld * static_cast<int64_t>(sizeof(E)) % 128, 0) << "ld " << out.ld;
+        EXPECT_GE(out.ld, rows);
+        const int64_t chunk = 16 / sizeof(E), filled = (rows + chunk - 1) / chunk * chunk;
+        int64_t wrong = 0;
+        for (int64_t c = 0; c < cols; ++c)
+            for (int64_t r = 0; r < filled; ++r) {
+                const E want = r < rows ? static_cast<E>(1 + r + 1000 * c) : E{0};
+                wrong += copy[static_cast<size_t>(r + c * out.ld)] != want;
+            }
+        EXPECT_EQ(wrong, 0) << rows << " x " << cols << ", ld " << ld << ", " << sizeof(E) << "-byte elements";
+        return out.ld;
+    }
+};
+
+TEST_F(PadCopyGpu, TwoByteColumnsStartOnWholeLines) {
+    EXPECT_EQ(check_pad<uint16_t>(37, 5, 41), 64);     // 74 bytes a column -> one 128-byte line
+    EXPECT_EQ(check_pad<uint16_t>(65, 3, 65), 128);    // 130 bytes -> two lines
+    EXPECT_EQ(check_pad<uint16_t>(64, 4, 67), 64);     // exactly one line: no padding beyond it
+}
+
+TEST_F(PadCopyGpu, FourByteColumnsStartOnWholeLines) {
+    EXPECT_EQ(check_pad<uint32_t>(37, 5, 41), 64);     // 148 bytes -> two lines
+    EXPECT_EQ(check_pad<uint32_t>(3, 7, 5), 32);
+}
+
+// A transpose for TF32's B with op T: dst(c, r) = src(r, c); its columns start on lines too.
+TEST_F(PadCopyGpu, TransposeColumnsStartOnWholeLines) {
+    const int64_t rows = 33, cols = 45, ld = 35;
+    std::vector<float> host(static_cast<size_t>(ld * cols), 0.0f);
+    for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r = 0; r < rows; ++r) host[static_cast<size_t>(r + c * ld)] = static_cast<float>(1 + r + 1000 * c);
+    DeviceBuffer<float> src(host.size());
+    upload(src, host, stream_);
+    hopper::PaddedOperand out;
+    ASSERT_EQ(hopper::transpose_operand(src.data(), ld, rows, cols, stream_, &out), cudaSuccess);
+    std::vector<float> copy(static_cast<size_t>(out.ld * rows));
+    ASSERT_EQ(cudaMemcpyAsync(copy.data(), out.data, copy.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+              cudaSuccess);
+    ASSERT_EQ(cudaFreeAsync(out.data, stream_), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    EXPECT_EQ(out.ld, 64);  // 45 columns of the source become rows: 180 bytes -> two lines
+    int64_t wrong = 0;
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) wrong += copy[static_cast<size_t>(c + r * out.ld)] != host[r + c * ld];
+    EXPECT_EQ(wrong, 0);
+}
+
+}  // namespace
+}  // namespace gemmkit::test
