@@ -71,6 +71,30 @@ __host__ __device__ __forceinline__ int64_t op_offset(int row, int col, int64_t 
     return kTrans ? col + row * ld : row + col * ld;
 }
 
+// Where a block's tile of C at (m0, n0) reads its operands, one K-slab of BK at a time:
+// op(A)(m0, 0) and op(B)(0, n0) and how far a slab moves each, how many rows and columns of C
+// lie from the tile's origin on (the copies clip to them), and how many slabs cover k.
+template <class T, int BK, bool kTransA, bool kTransB>
+struct TileOperands {
+    const T* a;
+    const T* b;
+    int64_t a_slab, b_slab;  // elements between consecutive slabs
+    int m_left, n_left, slabs;
+
+    template <class Args>
+    __device__ __forceinline__ TileOperands(const Args& args, int m0, int n0)
+        : a(args.A + op_offset<kTransA>(m0, 0, args.lda)),
+          b(args.B + op_offset<kTransB>(0, n0, args.ldb)),
+          a_slab(op_offset<kTransA>(0, BK, args.lda)),
+          b_slab(op_offset<kTransB>(BK, 0, args.ldb)),
+          m_left(args.m - m0),
+          n_left(args.n - n0),
+          slabs((args.k + BK - 1) / BK) {}
+
+    __device__ __forceinline__ const T* a_of(int s) const { return a + s * a_slab; }  // slab s of op(A)
+    __device__ __forceinline__ const T* b_of(int s) const { return b + s * b_slab; }  // slab s of op(B)
+};
+
 // Whether X (elements of T, leading dimension ld) allows 16-byte accesses: its base 16-byte
 // aligned and every column (op N) or row (op T) starting 16-byte aligned too.
 template <class T>

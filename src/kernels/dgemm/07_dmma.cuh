@@ -220,12 +220,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     const int m0 = blockIdx.x * Cfg::BM, n0 = blockIdx.y * Cfg::BN;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm0 = warp % Cfg::kWarpsM * Cfg::WM, wn0 = warp / Cfg::kWarpsM * Cfg::WN;
-    const double* gA = args.A + op_offset<kTransA>(m0, 0, args.lda);  // op(A)(m0, 0), then one slab on
-    const double* gB = args.B + op_offset<kTransB>(0, n0, args.ldb);  // op(B)(0, n0), then one slab on
-    const int64_t strideA = op_offset<kTransA>(0, Cfg::BK, args.lda);
-    const int64_t strideB = op_offset<kTransB>(Cfg::BK, 0, args.ldb);
-    const int m_left = args.m - m0, n_left = args.n - n0;
-    const int slabs = (args.k + Cfg::BK - 1) / Cfg::BK;
+    const TileOperands<double, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
     const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
     const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
     const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
@@ -234,11 +229,12 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     // Starts this thread's copies of slab s into its ring stage (nothing past the last slab)
     // and arrives on full[] once they have landed.
     auto issue = [&](int s) {
-        if (s >= slabs) return;
+        if (s >= operands.slabs) return;
         const int stage = ring.stage_of(s), k_left = args.k - s * Cfg::BK;
-        copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, gA + s * strideA, m_left, k_left,
+        const int m_left = operands.m_left, n_left = operands.n_left;
+        copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, operands.a_of(s), m_left, k_left,
                                      k_left >= Cfg::BK && m_left >= Cfg::BM);
-        copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, gB + s * strideB, n_left, k_left,
+        copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, operands.b_of(s), n_left, k_left,
                                      k_left >= Cfg::BK && n_left >= Cfg::BN);
         ring.copies_issued(s);
     };
@@ -250,7 +246,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
     // acc[mi][ni]: mma's 16x8 D tile of rows wm0 + 16mi.. and the n-tile ni, whose columns are
     // wn0 + 16(ni/2) + ni%2 + {0, 2, ..., 14} (relabelled; epilogue below).
     double acc[Cfg::MI][Cfg::NI][4] = {};
-    for (int s = 0; s < slabs; ++s) {
+    for (int s = 0; s < operands.slabs; ++s) {
         ring.wait_full(s);
         const double* stA = sA + ring.stage_of(s) * SlabA::kElems;
         const double* stB = sB + ring.stage_of(s) * SlabB::kElems;
@@ -272,7 +268,7 @@ __global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<dou
             // Slab s + kStages - 1 refills the stage of slab s - 1, which every thread released
             // at the end of it; its copies go out while this k8 step's DMMAs run (at the slab's
             // end they waited for the last DMMAs: H100, 8192^3 89.1% -> 90.8% of cuBLAS).
-            if (kstep == 0 && s + Cfg::kStages - 1 < slabs) {
+            if (kstep == 0 && s + Cfg::kStages - 1 < operands.slabs) {
                 ring.wait_empty(s + Cfg::kStages - 1);
                 issue(s + Cfg::kStages - 1);
             }

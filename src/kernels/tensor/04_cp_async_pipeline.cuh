@@ -51,12 +51,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
     const int m0 = tile.x * Cfg::BM, n0 = tile.y * Cfg::BN;
     const int warp = threadIdx.x / 32;
     const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
-    const T* gA = args.A + op_offset<kTransA>(m0, 0, args.lda);  // op(A)(m0, 0), then one slab on
-    const T* gB = args.B + op_offset<kTransB>(0, n0, args.ldb);  // op(B)(0, n0), then one slab on
-    const int64_t strideA = op_offset<kTransA>(0, Cfg::BK, args.lda);
-    const int64_t strideB = op_offset<kTransB>(Cfg::BK, 0, args.ldb);
-    const int m_left = args.m - m0, n_left = args.n - n0;
-    const int slabs = (args.k + Cfg::BK - 1) / Cfg::BK;
+    const TileOperands<T, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
     const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
     const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
     const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
@@ -65,11 +60,12 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
     // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
     // closes the thread's cp.async group, so that "group s" always means "slab s".
     auto issue = [&](int s, int stage) {
-        if (s < slabs) {
+        if (s < operands.slabs) {
             const int k_left = args.k - s * Cfg::BK;
-            copyA.issue(ringA + stage * kStageBytesA, gA + s * strideA, m_left, k_left,
+            const int m_left = operands.m_left, n_left = operands.n_left;
+            copyA.issue(ringA + stage * kStageBytesA, operands.a_of(s), m_left, k_left,
                         k_left >= Cfg::BK && m_left >= Cfg::BM);
-            copyB.issue(ringB + stage * kStageBytesB, gB + s * strideB, n_left, k_left,
+            copyB.issue(ringB + stage * kStageBytesB, operands.b_of(s), n_left, k_left,
                         k_left >= Cfg::BK && n_left >= Cfg::BN);
         }
         ptx::cp_async_commit();
@@ -81,7 +77,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
     const typename SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
     float acc[Cfg::MI][Cfg::NI][4] = {};
     int read_stage = 0, write_stage = Cfg::kStages - 1;
-    for (int s = 0; s < slabs; ++s) {
+    for (int s = 0; s < operands.slabs; ++s) {
         // Slab s has landed (at most kStages - 2 newer groups still in flight) for this
         // thread; the barrier makes it so for all, and frees the stage of slab s - 1, which
         // every warp finished reading in the previous iteration.
