@@ -30,8 +30,9 @@ __global__ void pad_columns_kernel(const E* src, int64_t ld_src, E* dst, int64_t
 }
 
 // dst(c, r) = src(r, c) for 4-byte elements through a 32 x 33 shared tile (the extra column
-// keeps the column reads conflict-free): reads and writes are both whole 128-byte rows. dst's
-// rows cols..ld_dst-1 are zero-filled. Blocks of 32 x 8 threads, one 32 x 32 tile each.
+// keeps the column reads conflict-free): reads and writes are both whole 128-byte rows. Past
+// row cols, dst is zero-filled to the end of each column's 16-byte chunk, as pad_columns_kernel
+// does. Blocks of 32 x 8 threads, one 32 x 32 tile each (the grid covers cols, rounded up to 32).
 __global__ void transpose_kernel(const uint32_t* src, int64_t ld_src, uint32_t* dst, int64_t ld_dst, int64_t rows,
                                  int64_t cols) {
     __shared__ uint32_t tile[32][33];
@@ -41,9 +42,10 @@ __global__ void transpose_kernel(const uint32_t* src, int64_t ld_src, uint32_t* 
         tile[i][threadIdx.x] = r < rows && c < cols ? src[r + c * ld_src] : 0u;
     }
     __syncthreads();
+    const int64_t filled = (cols + 3) / 4 * 4;  // dst rows written: whole 16-byte chunks
     for (int i = threadIdx.y; i < 32; i += 8) {
         const int64_t c = c0 + threadIdx.x, r = r0 + i;  // dst row c, column r
-        if (c < ld_dst && r < rows) dst[c + r * ld_dst] = tile[threadIdx.x][i];
+        if (c < filled && r < rows) dst[c + r * ld_dst] = tile[threadIdx.x][i];
     }
 }
 
@@ -81,8 +83,8 @@ cudaError_t fill_workspace(int64_t ld_dst, int64_t cols, int element_bytes, cuda
 cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols, int element_bytes,
                         cudaStream_t stream, PaddedOperand* out) {
     if (element_bytes != 2 && element_bytes != 4) return cudaErrorInvalidValue;
-    const int64_t ld_dst = line_multiple(rows, element_bytes), chunks = (rows * element_bytes + 15) / 16 * cols;
-    const int64_t blocks = chunks / 256 + 1;
+    const int64_t chunk = 16 / element_bytes, ld_dst = line_multiple(rows, element_bytes);
+    const int64_t chunks = (rows + chunk - 1) / chunk * cols, blocks = chunks / 256 + 1;  // as the kernel counts
     const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
     auto enqueue = [&](void* dst) {
         if (element_bytes == 2)
@@ -98,7 +100,7 @@ cudaError_t pad_operand(const void* src, int64_t ld, int64_t rows, int64_t cols,
 cudaError_t transpose_operand(const float* src, int64_t ld, int64_t rows, int64_t cols, cudaStream_t stream,
                               PaddedOperand* out) {
     const int64_t ld_dst = line_multiple(cols, 4);  // the transpose's rows
-    const dim3 grid(static_cast<unsigned>((rows + 31) / 32), static_cast<unsigned>((ld_dst + 31) / 32));
+    const dim3 grid(static_cast<unsigned>((rows + 31) / 32), static_cast<unsigned>((cols + 31) / 32));
     auto enqueue = [&](void* dst) {
         transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(reinterpret_cast<const uint32_t*>(src), ld,
                                                            static_cast<uint32_t*>(dst), ld_dst, rows, cols);
