@@ -8,7 +8,7 @@
 // Bottleneck it removes: shared-memory bandwidth per FMA, and the scattered footprint of a
 // warp's C writes (a 64x32 window instead of one spanning all 128 rows).
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H200, no H100 was free; commit 62a081e): 4096^3 at 40.7 TFLOP/s, 79.7% of cuBLAS.
+// Measured (H100, commit 9f6b446): 4096^3 at 40.9 TFLOP/s, 79.7% of cuBLAS.
 // All sizes: docs/ladder.md. Slower than 08 here, against the prediction: the second set of
 // fragments takes it to ~147 registers, so only one block (8 warps) fits per SM instead of two
 // (gemmkit explain shows it); step 11 gets the registers back, step 12 the speed.

@@ -8,7 +8,7 @@
 // and blocks fully inside the matrix load without bounds checks; only edge blocks and the
 // last partial slab pay for them. (4) Shared memory is dynamic, so tiles may exceed 48 KiB.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H200, no H100 was free; commit 62a081e): 4096^3 at 45.4 TFLOP/s, 88.9% of cuBLAS (best configuration: sgemm.11_tuned_256x128x8).
+// Measured (H100, commit 9f6b446): 4096^3 at 45.5 TFLOP/s, 89.1% of cuBLAS (best configuration: sgemm.11_tuned_256x128x8).
 // All sizes: docs/ladder.md.
 #pragma once
 
