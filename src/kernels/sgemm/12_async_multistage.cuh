@@ -19,11 +19,19 @@
 
 namespace gemmkit::sgemm {
 
-// TunedCfg plus the depth of the shared-memory ring.
-template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_>
+// TunedCfg plus the depth of the shared-memory ring, and the bursts a slab's copies are
+// issued in when B is contiguous along k (op N, copied 4 bytes at a time). In one burst, a
+// thread's 12 LDGSTS (8 of them 4-byte) filled the LSU queue (ncu, H100, 4096^3 NN:
+// lg_throttle stalls, absent from NT). Two bursts, H100, 256x128x16_s3 NN: -1.8% time at
+// 8192^3, -1.6% at 8192x8192x1024, -1.9% at 2048x2048x1024, equal at 4096^3; but BK 8 and
+// 64x64 configurations lost 5-15%, and 4 or more bursts lost everywhere (each burst repeats
+// address arithmetic). Operands along mn (NT, TT) keep one burst: two lost 1-4% there.
+template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_, int kBurstsBN_ = 1>
 struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
     using Base = TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_>;
     static constexpr int kStages = kStages_;
+    static constexpr int kBurstsBN = kBurstsBN_;
+    static_assert(kBurstsBN >= 1 && kBurstsBN <= BK_, "a burst after each of the first k steps at most");
     static_assert(BK_ % 2 == 0, "fragment buffers alternate: each slab starts on buffer 0");
     static constexpr int kSmemBytes = kStages * BK_ * (Base::SA + Base::SB) * 4;
     static_assert(kStages >= 2, "a ring needs one buffer to compute and one to fill");
@@ -55,11 +63,14 @@ struct AsyncSlabCopy {
 
     __device__ __forceinline__ void advance(int64_t ld) { base += kMnContiguous ? BK * ld : BK; }
 
+    // Copies first .. first + count - 1 of this thread's share of the slab into stage s
+    // (constants where the caller's loops unroll).
     // kChecked: zero-fill what lies outside mn_count x k_count (counts from the slab origin).
     template <int kStride, bool kChecked>
-    __device__ __forceinline__ void issue(float* s, int mn_count, int k_count) const {
+    __device__ __forceinline__ void issue(float* s, int mn_count, int k_count, int first, int count) const {
 #pragma unroll
         for (int it = 0; it < kCopies; ++it) {
+            if (it < first || it >= first + count) continue;
             const float* src = base + it * copy_stride;
             const int o = o0 + it * kLineStep;  // line: k when kMnContiguous, mn otherwise
             if (kMnContiguous) {
@@ -100,26 +111,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
 
     const int slabs = (g.k + Cfg::BK - 1) / Cfg::BK;
     const bool inside_mn = i0 + Cfg::BM <= g.m && j0 + Cfg::BN <= g.n;
+    // A slab's copies go out in kBursts bursts, after the first kBursts k steps (AsyncCfg).
+    constexpr int kBursts = kTransB ? 1 : Cfg::kBurstsBN;
+    constexpr int kBurstA = (decltype(copyA)::kCopies + kBursts - 1) / kBursts;
+    constexpr int kBurstB = (decltype(copyB)::kCopies + kBursts - 1) / kBursts;
     int issued = 0;  // slabs whose copies have been issued
-    // Issues the next slab's copies into its ring slot, then closes a group even when there
-    // is nothing left to copy, so "at most S-2 groups pending" always means "slab t landed".
-    auto issue_next_slab = [&]() {
+    // Issues burst `burst` of the next slab's copies into its ring slot. The last burst closes
+    // a group even when there is nothing left to copy, so "at most S-2 groups pending" always
+    // means "slab t landed".
+    auto issue_next_slab = [&](int burst) {
         if (issued < slabs) {
             const int stage = issued % S, p0 = issued * Cfg::BK;
             float* a = sA + stage * kSlabA;
             float* b = sB + stage * kSlabB;
             if (inside_mn && p0 + Cfg::BK <= g.k) {
-                copyA.template issue<Cfg::SA, false>(a, 0, 0);
-                copyB.template issue<Cfg::SB, false>(b, 0, 0);
+                copyA.template issue<Cfg::SA, false>(a, 0, 0, burst * kBurstA, kBurstA);
+                copyB.template issue<Cfg::SB, false>(b, 0, 0, burst * kBurstB, kBurstB);
             } else {
-                copyA.template issue<Cfg::SA, true>(a, g.m - i0, g.k - p0);
-                copyB.template issue<Cfg::SB, true>(b, g.n - j0, g.k - p0);
+                copyA.template issue<Cfg::SA, true>(a, g.m - i0, g.k - p0, burst * kBurstA, kBurstA);
+                copyB.template issue<Cfg::SB, true>(b, g.n - j0, g.k - p0, burst * kBurstB, kBurstB);
             }
-            copyA.advance(g.lda);
-            copyB.advance(g.ldb);
-            ++issued;
+            if (burst == kBursts - 1) {
+                copyA.advance(g.lda);
+                copyB.advance(g.ldb);
+                ++issued;
+            }
         }
-        ptx::cp_async_commit();
+        if (burst == kBursts - 1) ptx::cp_async_commit();
     };
 
     float rA[2][Cfg::TM], rB[2][Cfg::TN];
@@ -134,7 +152,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
 
     float acc[Cfg::TM][Cfg::TN] = {};
 #pragma unroll
-    for (int s = 0; s < S - 1; ++s) issue_next_slab();
+    for (int s = 0; s < S - 1; ++s)
+#pragma unroll
+        for (int burst = 0; burst < kBursts; ++burst) issue_next_slab(burst);
     for (int t = 0; t < slabs; ++t) {
         ptx::cp_async_wait<S - 2>();  // this thread's copies of slab t have landed
         __syncthreads();              // everyone's have; and everyone is done with slab t-1's slot
@@ -151,7 +171,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
             // Refill slab t-1's slot (S-1 slabs ahead) once the first FMAs are issued, so the
             // copies' address arithmetic does not delay them. Measured on an H200 at 4096^3:
             // +1-2% against issuing before them; issuing after step 2 or 8 lost 2%.
-            if (p == 0) issue_next_slab();
+            if (p < kBursts) issue_next_slab(p);
         }
     }
     ptx::cp_async_wait<0>();  // no copy may outlive the block (they are all empty by now)
