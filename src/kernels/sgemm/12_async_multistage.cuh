@@ -6,11 +6,12 @@
 // that publishes it. Operands contiguous along mn (A with op N, B with op T) copy 16 bytes at
 // a time; operands contiguous along k copy 4 bytes at a time, each landing transposed in its
 // k-major row, so the fragment reads stay conflict-free LDS.128s for every op combination.
+// Those 4-byte copies of B go out in two bursts in the BK-16 configurations (AsyncCfg).
 // Bottleneck it removes: with one slab of register prefetch and 8 warps per SM, a slab's
 // FMAs (~2000 cycles per scheduler) barely cover a DRAM round trip; now 2-3 slabs are in
 // flight, and no registers or STS instructions are spent on staging.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 9f6b446): 4096^3 at 48.9 TFLOP/s, 94.8% of cuBLAS (best configuration: sgemm.12_async_256x128x16_s4).
+// Measured (H100, commit 8744580): 4096^3 at 49.5 TFLOP/s, 95.9% of cuBLAS (best configuration: sgemm.12_async_256x128x16_s3).
 // All sizes: docs/ladder.md.
 #pragma once
 
