@@ -25,6 +25,7 @@ std::vector<KernelInfo> build_registry() {
     sgemm::add_ladder_kernels(&table);
     sgemm::add_tuned_kernels(&table);
     sgemm::add_async_kernels(&table);
+    sgemm::add_split_k_kernels(&table);
     tensor::add_wmma_kernels(&table);  // each step adds its f16 and bf16 rows together...
     tensor::add_mma_ldmatrix_kernels(&table);
     tensor::add_pipeline_kernels(&table);

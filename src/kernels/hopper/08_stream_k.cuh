@@ -22,7 +22,7 @@
 #include "kernels/hopper/06_tma_store.cuh"
 #include "kernels/hopper/07_tf32.cuh"
 #include "kernels/hopper/stream_k.hpp"
-#include "kernels/hopper/workspace.hpp"
+#include "kernels/workspace.hpp"
 #include "ptx/flag.cuh"
 
 namespace gemmkit::hopper {

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "kernels/hopper/workspace.hpp"
+#include "kernels/workspace.hpp"
 
 namespace gemmkit::hopper {
 namespace {

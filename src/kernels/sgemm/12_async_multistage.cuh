@@ -94,8 +94,10 @@ struct AsyncSlabCopy {
     }
 };
 
+// The block's tile of C at (blockIdx.x, blockIdx.y): C = alpha * op(A) op(B) + beta * C over
+// all of g.k. (Step 13 runs it on a k range of a larger problem.)
 template <class Cfg, bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multistage_kernel(GemmArgs<float> g) {
+__device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) {
     constexpr int S = Cfg::kStages, kSlabA = Cfg::BK * Cfg::SA, kSlabB = Cfg::BK * Cfg::SB;
     extern __shared__ float4 smem[];
     float* sA = reinterpret_cast<float*>(smem);  // [S][BK][SA]: [stage][p][i]
@@ -178,6 +180,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multista
     ptx::cp_async_wait<0>();  // no copy may outlive the block (they are all empty by now)
 
     store_thread_tile<Cfg>(g, acc, i0 + ti, j0 + tj);
+}
+
+template <class Cfg, bool kTransA, bool kTransB, bool kVec>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multistage_kernel(GemmArgs<float> g) {
+    async_multistage_tile<Cfg, kTransA, kTransB, kVec>(g);
 }
 
 template <class Cfg>

@@ -18,9 +18,10 @@ inline constexpr const char* kVec4FastPath =
 
 inline constexpr unsigned kOpsWithAN = op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N) | op_bit(GEMMKIT_OP_N, GEMMKIT_OP_T);
 
-// Rows of the table, in ladder order (ladder.cu, tuned.cu, async.cu).
+// Rows of the table, in ladder order (ladder.cu, tuned.cu, async.cu, split_k.cu).
 void add_ladder_kernels(std::vector<KernelInfo>* table);
 void add_tuned_kernels(std::vector<KernelInfo>* table);
 void add_async_kernels(std::vector<KernelInfo>* table);
+void add_split_k_kernels(std::vector<KernelInfo>* table);
 
 }  // namespace gemmkit::sgemm

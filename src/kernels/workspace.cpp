@@ -1,10 +1,10 @@
-#include "kernels/hopper/workspace.hpp"
+#include "kernels/workspace.hpp"
 
 #include <cstdint>
 #include <map>
 #include <mutex>
 
-namespace gemmkit::hopper {
+namespace gemmkit {
 namespace {
 
 // The workspaces come from the library's own stream-ordered pool on each device, which keeps
@@ -46,4 +46,4 @@ cudaError_t allocate_workspace(void** ptr, size_t bytes, cudaStream_t stream) {
     return err;
 }
 
-}  // namespace gemmkit::hopper
+}  // namespace gemmkit
