@@ -34,11 +34,18 @@ std::vector<ClassShape> build_class_shapes() {
             for (bool aligned : {true, false}) {
                 // Odd sizes: lda = m, ldb = k and ldc = m are then not multiples of 4 floats.
                 // One less (not one more) keeps the tile count and the depth bucket: 4095 is
-                // still 32 tiles per side and k = 1023 is still k<=1024.
+                // still 32 tiles per side and k = 1023 is still k<=1024. Unaligned classes get a
+                // second representative just past a tile edge, half the side plus one (4097:
+                // 33 tiles a side, the last nearly empty), where the tile shape decides how many
+                // blocks idle in the last wave; 4095 and 4097 preferred different tiles by 10%.
                 const int64_t d = aligned ? 0 : 1;
-                ClassShape s{"", side - d, side - d, k - d, aligned};
-                s.shape_class = class_key(output_tiles(s.m, s.n), s.k, aligned);
-                out.push_back(s);
+                std::vector<int64_t> sides{side - d};
+                if (!aligned) sides.push_back(side / 2 + 1);
+                for (int64_t mn : sides) {
+                    ClassShape s{"", mn, mn, k - d, aligned};
+                    s.shape_class = class_key(output_tiles(s.m, s.n), s.k, aligned);
+                    out.push_back(s);
+                }
             }
     return out;
 }

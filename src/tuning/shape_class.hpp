@@ -41,9 +41,12 @@ struct ClassShape {
     bool aligned;
 };
 
-// Every class, one representative each: 5 sizes x 2 depths x 2 alignments = 20, in class order
-// (size bucket, then depth, then aligned before unaligned). Square m = n of 512, 1024, 2048,
-// 4096, 8192 (16 .. 4096 tiles: each bucket's upper edge), k of 1024 or 4096.
+// Every class's representatives: 5 sizes x 2 depths x 2 alignments = 20 classes, in class order
+// (size bucket, then depth, then aligned before unaligned; a class's representatives are
+// consecutive). Square m = n of 512, 1024, 2048, 4096, 8192 (16 .. 4096 tiles: each bucket's
+// upper edge), k of 1024 or 4096; unaligned classes also side / 2 + 1 (257 .. 4097), still in
+// the same bucket: 30 shapes. The tuner ranks a class's kernels by their geometric-mean
+// TFLOP/s over its representatives.
 const std::vector<ClassShape>& class_shapes();
 
 }  // namespace gemmkit::tuning

@@ -3,10 +3,10 @@
 // flushed before every call, cuBLAS alongside for scale), and report the fastest median. With
 // --write FILE the winners become the table `auto` compiles in (src/tuning/sgemm_table.csv).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <numeric>
 #include <stdexcept>
 
 #include "analysis/device_info.hpp"
@@ -25,9 +25,9 @@ namespace {
 constexpr int kFirstTunedLevel = 11;
 
 struct ClassResult {
-    tuning::ClassShape shape;
+    std::string shape_class, shapes;     // shapes: the representatives, "AxBxC+DxExF"
     std::string winner, runner_up;       // runner_up empty when only one candidate passed
-    double tflops = 0, runner_up_tflops = 0, cublas_tflops = 0;
+    double tflops = 0, runner_up_tflops = 0, cublas_tflops = 0;  // geometric means over the shapes
 };
 
 double tflops_of(const tuning::ClassShape& s, double ms) {
@@ -72,8 +72,8 @@ std::string today_utc() {
 void print_row(const ClassResult& r) {
     const double margin = r.runner_up_tflops > 0 ? 100.0 * (r.tflops / r.runner_up_tflops - 1.0) : 0;
     const double pct_cublas = r.cublas_tflops > 0 ? 100.0 * r.tflops / r.cublas_tflops : 0;
-    std::printf("%-29s %-16s %-32s %8.2f %-32s %7.1f%% %8.1f%%\n", r.shape.shape_class.c_str(),
-                shape_text(r.shape).c_str(), r.winner.c_str(), r.tflops,
+    std::printf("%-29s %-16s %-32s %8.2f %-32s %7.1f%% %8.1f%%\n", r.shape_class.c_str(), r.shapes.c_str(),
+                r.winner.c_str(), r.tflops,
                 r.runner_up.empty() ? "-" : r.runner_up.c_str(), margin, pct_cublas);
     std::fflush(stdout);
 }
@@ -88,12 +88,13 @@ void write_table(const std::string& path, const std::vector<ClassResult>& rows, 
          "# registered, supports the problem and runs on the device; otherwise the level rule (registry.hpp).\n"
       << "# measured: " << analysis::one_line(d) << "; " << today_utc() << "; commit " << GEMMKIT_GIT_COMMIT
       << "\n# NN, seed " << o.seed << ", " << o.warmup << " warm-up + up to " << o.iters
-      << " timed calls per kernel, interleaved, L2 flushed; tflops from the median\n"
+      << " timed calls per kernel, interleaved, L2 flushed; tflops: the geometric mean over the class's\n"
+         "# shapes (unaligned classes have two) of the median\n"
       << "class,kernel,tflops,runner_up,runner_up_tflops\n";
     f.setf(std::ios::fixed);
     f.precision(2);
     for (const ClassResult& r : rows)
-        f << r.shape.shape_class << ',' << r.winner << ',' << r.tflops << ',' << r.runner_up << ','
+        f << r.shape_class << ',' << r.winner << ',' << r.tflops << ',' << r.runner_up << ','
           << r.runner_up_tflops << '\n';
     if (!f.flush()) throw std::runtime_error("cannot write " + path);
 }
@@ -105,7 +106,7 @@ int cmd_tune(const Options& o) {
     if (!require_device("tune", &dev)) return 1;
     if (!o.shapes.empty() || !o.ops.empty() || !o.csv.empty() || !o.json.empty()) {
         std::fprintf(stderr,
-                     "gemmkit tune: measures one NN problem per shape class; --mnk, --m/--n/--k, --ops, --csv and "
+                     "gemmkit tune: measures its own NN problems per shape class; --mnk, --m/--n/--k, --ops, --csv and "
                      "--json do not apply (use --write FILE)\n");
         return 2;
     }
@@ -123,7 +124,7 @@ int cmd_tune(const Options& o) {
     const std::vector<tuning::ClassShape>& classes = tuning::class_shapes();
 
     std::printf("gemmkit tune — %s; commit %s\n", analysis::one_line(dev).c_str(), GEMMKIT_GIT_COMMIT);
-    std::printf("%zu candidates x %zu shape classes, NN, seed %llu; each verified first, then %d warm-up + up to %d "
+    std::printf("%zu candidates x %zu shapes of the shape classes, NN, seed %llu; each verified first, then %d warm-up + up to %d "
                 "timed calls per kernel, all candidates and cuBLAS interleaved, L2 flushed before each call\n",
                 kernels.size(), classes.size(), static_cast<unsigned long long>(o.seed), o.warmup, o.iters);
     std::printf("candidates:");
@@ -133,71 +134,92 @@ int cmd_tune(const Options& o) {
 
     std::vector<ClassResult> results;
     int failures = 0, unserved = 0;
-    for (size_t ci = 0; ci < classes.size(); ++ci) {
-        const tuning::ClassShape& cs = classes[ci];
-        if (!o.quiet)
-            std::fprintf(stderr, "[%zu/%zu] %s %s: verifying\n", ci + 1, classes.size(), cs.shape_class.c_str(),
-                         shape_text(cs).c_str());
-        const verify::Case c = verify::make_case(GEMMKIT_OP_N, GEMMKIT_OP_N, cs.m, cs.n, cs.k, o.seed);
-        verify::Checker checker(c, blas, stream);
-        const Problem& p = checker.problem();
-        if (tuning::shape_class(p) != cs.shape_class)
-            throw std::runtime_error("the representative of " + cs.shape_class + " lands in class " +
-                                     tuning::shape_class(p));
+    // A class's representatives are consecutive in `classes`: [first, last).
+    for (size_t first = 0, last = 0; first < classes.size(); first = last) {
+        const std::string& name = classes[first].shape_class;
+        for (last = first; last < classes.size() && classes[last].shape_class == name; ++last) {}
+        ClassResult r;
+        r.shape_class = name;
+        std::vector<const KernelInfo*> passing = kernels;  // those that pass on every representative
+        std::vector<std::vector<double>> tflops(kernels.size());  // [kernel][representative]
+        std::vector<double> cublas_tflops;
+        for (size_t ci = first; ci < last; ++ci) {
+            const tuning::ClassShape& cs = classes[ci];
+            r.shapes += (r.shapes.empty() ? "" : "+") + shape_text(cs);
+            if (!o.quiet)
+                std::fprintf(stderr, "[%zu/%zu] %s %s: verifying\n", ci + 1, classes.size(), name.c_str(),
+                             shape_text(cs).c_str());
+            const verify::Case c = verify::make_case(GEMMKIT_OP_N, GEMMKIT_OP_N, cs.m, cs.n, cs.k, o.seed);
+            verify::Checker checker(c, blas, stream);
+            const Problem& p = checker.problem();
+            if (tuning::shape_class(p) != name)
+                throw std::runtime_error("the representative " + shape_text(cs) + " of " + name + " lands in class " +
+                                         tuning::shape_class(p));
+            std::vector<const KernelInfo*> still;
+            for (const KernelInfo* k : passing) {
+                std::string why;
+                if (!k->supports(p, &why)) {
+                    std::printf("  skip %s on %s: %s\n", k->name, verify::describe(c).c_str(), why.c_str());
+                    continue;
+                }
+                const verify::Outcome out = checker.run(k->name);
+                if (out.pass()) {
+                    still.push_back(k);
+                    continue;
+                }
+                ++failures;
+                std::string detail = out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result);
+                if (out.outside_writes > 0)
+                    detail += ", " + std::to_string(out.outside_writes) + " writes outside C's m x n window";
+                std::printf("  FAILED %s on %s: %s; not timed\n", k->name, verify::describe(c).c_str(), detail.c_str());
+                std::fprintf(stderr, "gemmkit tune: %s FAILED verification on %s: %s\n", k->name,
+                             verify::describe(c).c_str(), detail.c_str());
+            }
+            passing = still;
+            if (passing.empty()) break;
 
-        std::vector<const KernelInfo*> passing;
-        for (const KernelInfo* k : kernels) {
-            std::string why;
-            if (!k->supports(p, &why)) {
-                std::printf("  skip %s on %s: %s\n", k->name, verify::describe(c).c_str(), why.c_str());
-                continue;
+            if (!o.quiet)
+                std::fprintf(stderr, "[%zu/%zu] %s %s: timing %zu kernels and cuBLAS\n", ci + 1, classes.size(),
+                             name.c_str(), shape_text(cs).c_str(), passing.size());
+            std::vector<Contender> contenders;
+            for (const KernelInfo* k : passing)
+                contenders.push_back(
+                    {k->name, [&p, &stream, k] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; }});
+            contenders.push_back({"cublas", [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; }});
+            // Bench's budget covers one kernel (and cuBLAS beside it); here each candidate gets one.
+            const TimingPlan plan{o.warmup, o.iters, o.max_seconds * static_cast<double>(passing.size())};
+            const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
+            for (size_t i = 0; i < passing.size(); ++i) {
+                const size_t k = static_cast<size_t>(std::find(kernels.begin(), kernels.end(), passing[i]) - kernels.begin());
+                tflops[k].push_back(tflops_of(cs, t[i].median_ms));
             }
-            const verify::Outcome out = checker.run(k->name);
-            if (out.pass()) {
-                passing.push_back(k);
-                continue;
-            }
-            ++failures;
-            std::string detail =
-                out.status != GEMMKIT_SUCCESS ? out.message : verify::describe(out.result);
-            if (out.outside_writes > 0)
-                detail += ", " + std::to_string(out.outside_writes) + " writes outside C's m x n window";
-            std::printf("  FAILED %s on %s: %s; not timed\n", k->name, verify::describe(c).c_str(), detail.c_str());
-            std::fprintf(stderr, "gemmkit tune: %s FAILED verification on %s: %s\n", k->name,
-                         verify::describe(c).c_str(), detail.c_str());
+            cublas_tflops.push_back(tflops_of(cs, t.back().median_ms));
         }
         if (passing.empty()) {
             ++unserved;
-            std::printf("%-29s %-16s no candidate passed verification; the class keeps no row\n",
-                        cs.shape_class.c_str(), shape_text(cs).c_str());
+            std::printf("%-29s %-16s no candidate passed verification; the class keeps no row\n", name.c_str(),
+                        r.shapes.c_str());
             continue;
         }
 
-        if (!o.quiet)
-            std::fprintf(stderr, "[%zu/%zu] %s %s: timing %zu kernels and cuBLAS\n", ci + 1, classes.size(),
-                         cs.shape_class.c_str(), shape_text(cs).c_str(), passing.size());
-        std::vector<Contender> contenders;
+        // Rank by geometric-mean TFLOP/s over the representatives (each shape weighs the same).
+        const size_t reps = last - first;
+        auto geomean = [reps](const std::vector<double>& v) {
+            double log_sum = 0;
+            for (double x : v) log_sum += std::log(std::max(x, 1e-9));
+            return std::exp(log_sum / static_cast<double>(reps));
+        };
+        std::vector<std::pair<double, const KernelInfo*>> ranked;
         for (const KernelInfo* k : passing)
-            contenders.push_back(
-                {k->name, [&p, &stream, k] { return gemm(p, false, false, stream, k->name) == GEMMKIT_SUCCESS; }});
-        contenders.push_back({"cublas", [&] { return ref::cublas_gemm(blas, p) == CUBLAS_STATUS_SUCCESS; }});
-        // Bench's budget covers one kernel (and cuBLAS beside it); here each candidate gets one.
-        const TimingPlan plan{o.warmup, o.iters, o.max_seconds * static_cast<double>(passing.size())};
-        const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
-
-        std::vector<size_t> order(passing.size());
-        std::iota(order.begin(), order.end(), size_t{0});
-        std::stable_sort(order.begin(), order.end(),
-                         [&](size_t a, size_t b) { return t[a].median_ms < t[b].median_ms; });
-        ClassResult r;
-        r.shape = cs;
-        r.winner = passing[order[0]]->name;
-        r.tflops = tflops_of(cs, t[order[0]].median_ms);
-        if (order.size() > 1) {
-            r.runner_up = passing[order[1]]->name;
-            r.runner_up_tflops = tflops_of(cs, t[order[1]].median_ms);
+            ranked.push_back({geomean(tflops[std::find(kernels.begin(), kernels.end(), k) - kernels.begin()]), k});
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        r.winner = ranked[0].second->name;
+        r.tflops = ranked[0].first;
+        if (ranked.size() > 1) {
+            r.runner_up = ranked[1].second->name;
+            r.runner_up_tflops = ranked[1].first;
         }
-        r.cublas_tflops = tflops_of(cs, t.back().median_ms);
+        r.cublas_tflops = geomean(cublas_tflops);
         print_row(r);
         results.push_back(r);
     }
