@@ -1,6 +1,6 @@
 // sgemm.13_split_k_* — split-K: problems with too few tiles to fill the GPU also split along k.
 //
-// Changed from 12: when C has fewer tiles than the GPU has block slots (1000^3 has 128 tiles of
+// Changed from 12: when C's tiles fill fewer than half the GPU's block slots (1000^3 has 128 tiles of
 // 128x64 for 132 SMs, room for ~400 blocks), the launch also splits k into `splits` ranges of
 // whole slabs: blockIdx.z runs step 12's tile over its range and writes a partial sum to a
 // workspace slice of its own (alpha 1, beta 0); a second kernel then adds the slices in a fixed
@@ -11,7 +11,8 @@
 // Problems that fill the GPU, or whose k is too short to split, run step 12's kernel unchanged,
 // as do calls where the workspace cannot be allocated.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured: see docs/ladder.md.
+// Measured (H100, commit 48cee1a, % of cuBLAS; step 12's same tile in brackets): 1000^3 NN 91.4%
+// (80.7%), 512x512x4096 NN 94.3% (24.8%), 256x256x8192 91-104% (8-9%). docs/ladder.md.
 #pragma once
 
 #include <algorithm>
