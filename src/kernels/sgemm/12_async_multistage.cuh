@@ -39,15 +39,22 @@ struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
 };
 
 // One operand's share of a slab copy, per thread, into s[p * kStride + mn] (k-major).
-// kMnContiguous: groups of 4 along mn, one 16-byte copy each (with kVec and inside).
-// Otherwise: single elements, consecutive threads along k (coalesced), 4-byte copies.
+// kMnContiguous with kVec: groups of 4 along mn, one 16-byte copy each (4-byte copies for a
+// group across the edge). Operands along k: single elements, consecutive threads along k
+// (coalesced), 4-byte copies. Unaligned operands along mn: with kElementCopies, single elements
+// as well, consecutive threads taking consecutive addresses (a warp's copy reads 128 contiguous
+// bytes); otherwise a group of 4 a thread in four 4-byte copies (each warp-wide copy spread over
+// 512 bytes). H100, 4097^3, against groups in the same run: elements for A gained 2-5 points of
+// cuBLAS in NN (64x128: 92.0 -> 96.9%); for B they lost in TT with BN 128 (128x128: 88 -> 81.5%)
+// and won with BN 64 (88 -> 92.5%), so A takes elements and B keeps groups.
 // Addresses are computed once; advance() moves to the next slab.
-template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec>
+template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec, bool kElementCopies = false>
 struct AsyncSlabCopy {
-    static constexpr int kPerLine = kMnContiguous ? BMN / 4 : BK;  // copy units along a line
-    static constexpr int kCopies = BK * BMN / (kMnContiguous ? 4 : 1) / kThreads;
-    static constexpr int kLineStep = kThreads / kPerLine;           // lines between a thread's copies
-    static_assert(kThreads % kPerLine == 0 && BK * BMN % (kThreads * (kMnContiguous ? 4 : 1)) == 0,
+    static constexpr int kUnit = kMnContiguous && (kVec || !kElementCopies) ? 4 : 1;  // elements a copy unit covers
+    static constexpr int kPerLine = (kMnContiguous ? BMN : BK) / kUnit;  // copy units along a line
+    static constexpr int kCopies = BK * BMN / kUnit / kThreads;
+    static constexpr int kLineStep = kThreads / kPerLine;                // lines between a thread's copies
+    static_assert(kThreads % kPerLine == 0 && BK * BMN % (kThreads * kUnit) == 0,
                   "copies split evenly, each thread keeping one offset along the line");
 
     const float* origin;   // a valid address for zero-fill copies (nothing is read from it)
@@ -56,7 +63,7 @@ struct AsyncSlabCopy {
     int c0, o0;            // offset along the contiguous line (units of elements), first line
 
     __device__ __forceinline__ AsyncSlabCopy(const float* x, int64_t ld) : origin(x) {
-        c0 = threadIdx.x % kPerLine * (kMnContiguous ? 4 : 1);
+        c0 = threadIdx.x % kPerLine * kUnit;
         o0 = threadIdx.x / kPerLine;
         base = x + c0 + o0 * ld;
         copy_stride = kLineStep * ld;
@@ -81,7 +88,7 @@ struct AsyncSlabCopy {
                     ptx::cp_async_16(dst, line_ok ? src : origin, line_ok);
                 } else {
 #pragma unroll
-                    for (int q = 0; q < 4; ++q) {
+                    for (int q = 0; q < kUnit; ++q) {
                         const bool ok = line_ok && (!kChecked || c0 + q < mn_count);
                         ptx::cp_async_4(dst + q, ok ? src + q : origin, ok);
                     }
@@ -104,7 +111,7 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
     float* sB = sA + S * kSlabA;                 // [S][BK][SB]: [stage][p][j]
 
     const int i0 = blockIdx.x * Cfg::BM, j0 = blockIdx.y * Cfg::BN;
-    AsyncSlabCopy<Cfg::BK, Cfg::BM, Cfg::kThreads, !kTransA, kVec> copyA(g.A + op_offset<kTransA>(i0, 0, g.lda), g.lda);
+    AsyncSlabCopy<Cfg::BK, Cfg::BM, Cfg::kThreads, !kTransA, kVec, true> copyA(g.A + op_offset<kTransA>(i0, 0, g.lda), g.lda);
     AsyncSlabCopy<Cfg::BK, Cfg::BN, Cfg::kThreads, kTransB, kVec> copyB(g.B + op_offset<kTransB>(0, j0, g.ldb), g.ldb);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
