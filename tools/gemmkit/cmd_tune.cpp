@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "analysis/device_info.hpp"
@@ -141,7 +142,7 @@ int cmd_tune(const Options& o) {
         ClassResult r;
         r.shape_class = name;
         std::vector<const KernelInfo*> passing = kernels;  // those that pass on every representative
-        std::vector<std::vector<double>> tflops(kernels.size());  // [kernel][representative]
+        std::map<const KernelInfo*, std::vector<double>> tflops;  // a kernel's, by representative
         std::vector<double> cublas_tflops;
         for (size_t ci = first; ci < last; ++ci) {
             const tuning::ClassShape& cs = classes[ci];
@@ -189,10 +190,7 @@ int cmd_tune(const Options& o) {
             // Bench's budget covers one kernel (and cuBLAS beside it); here each candidate gets one.
             const TimingPlan plan{o.warmup, o.iters, o.max_seconds * static_cast<double>(passing.size())};
             const std::vector<Timing> t = time_interleaved(contenders, plan, flusher, stream);
-            for (size_t i = 0; i < passing.size(); ++i) {
-                const size_t k = static_cast<size_t>(std::find(kernels.begin(), kernels.end(), passing[i]) - kernels.begin());
-                tflops[k].push_back(tflops_of(cs, t[i].median_ms));
-            }
+            for (size_t i = 0; i < passing.size(); ++i) tflops[passing[i]].push_back(tflops_of(cs, t[i].median_ms));
             cublas_tflops.push_back(tflops_of(cs, t.back().median_ms));
         }
         if (passing.empty()) {
@@ -202,16 +200,15 @@ int cmd_tune(const Options& o) {
             continue;
         }
 
-        // Rank by geometric-mean TFLOP/s over the representatives (each shape weighs the same).
-        const size_t reps = last - first;
-        auto geomean = [reps](const std::vector<double>& v) {
+        // Rank by geometric-mean TFLOP/s over the representatives (each shape weighs the same;
+        // a kernel still passing was timed on every one).
+        auto geomean = [](const std::vector<double>& v) {
             double log_sum = 0;
             for (double x : v) log_sum += std::log(std::max(x, 1e-9));
-            return std::exp(log_sum / static_cast<double>(reps));
+            return std::exp(log_sum / static_cast<double>(v.size()));
         };
         std::vector<std::pair<double, const KernelInfo*>> ranked;
-        for (const KernelInfo* k : passing)
-            ranked.push_back({geomean(tflops[std::find(kernels.begin(), kernels.end(), k) - kernels.begin()]), k});
+        for (const KernelInfo* k : passing) ranked.push_back({geomean(tflops[k]), k});
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         r.winner = ranked[0].second->name;
         r.tflops = ranked[0].first;

@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "kernels/sgemm/12_async_multistage.cuh"
+#include "device_state.hpp"
 #include "kernels/workspace.hpp"
 
 namespace gemmkit::sgemm {
@@ -66,16 +67,17 @@ template <class Cfg>
 cudaError_t launch_split_k(const Problem& p, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     const int64_t tiles = static_cast<int64_t>(grid.x) * grid.y;
-    int device = 0, sms = 0, per_sm = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    DeviceState dev;  // SM count, cached per device
+    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_async_multistage<Cfg>(p, stream);  // its error then
+    int per_sm = 0;
     auto* probe = split_k_kernel<Cfg, false, false, true>;  // the ops' kernels share its resources
-    if (err == cudaSuccess && Cfg::kSmemBytes > 48 * 1024)  // else the calculator counts 0 blocks
+    cudaError_t err = cudaSuccess;
+    if (Cfg::kSmemBytes > 48 * 1024)  // else the calculator counts 0 blocks
         err = cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
     if (err == cudaSuccess)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe, Cfg::kThreads, Cfg::kSmemBytes);
     if (err != cudaSuccess) return err;
-    const int splits = split_k_count(tiles, static_cast<int64_t>(sms) * per_sm, p.k, Cfg::BK);
+    const int splits = split_k_count(tiles, static_cast<int64_t>(dev.sm_count) * per_sm, p.k, Cfg::BK);
     if (splits == 1) return launch_async_multistage<Cfg>(p, stream);
 
     // Whole slabs a range, so only the last range ends in a partial slab.

@@ -9,9 +9,8 @@ namespace {
 
 template <class Cfg>
 KernelInfo async_row(const char* name, const char* description) {
-    return {name, 12, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 80, description, kVec4FastPath, kAllOps, 16, tile_of<Cfg>(),
-            supports_f32_simt, launch_async_multistage<Cfg>,
-            entry_of<&async_multistage_kernel<Cfg, false, false, true>>, Cfg::kSmemBytes};
+    return tuned_config_row<Cfg>(name, 12, 80, description, launch_async_multistage<Cfg>,
+                                 entry_of<&async_multistage_kernel<Cfg, false, false, true>>);
 }
 
 }  // namespace

@@ -18,6 +18,15 @@ inline constexpr const char* kVec4FastPath =
 
 inline constexpr unsigned kOpsWithAN = op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N) | op_bit(GEMMKIT_OP_N, GEMMKIT_OP_T);
 
+// A row of the tuned steps 11-13: a configuration Cfg that serves every op, at full speed with
+// 16-byte alignment. entry: its NN, vectorized kernel (entry_of<&kernel<Cfg, false, false, true>>).
+template <class Cfg>
+KernelInfo tuned_config_row(const char* name, int level, int min_sm, const char* description,
+                            cudaError_t (*launch)(const Problem&, cudaStream_t), const void* (*entry)()) {
+    return {name, level, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, min_sm, description, kVec4FastPath, kAllOps, 16,
+            tile_of<Cfg>(), supports_f32_simt, launch, entry, Cfg::kSmemBytes};
+}
+
 // Rows of the table, in ladder order (ladder.cu, tuned.cu, async.cu, split_k.cu).
 void add_ladder_kernels(std::vector<KernelInfo>* table);
 void add_tuned_kernels(std::vector<KernelInfo>* table);

@@ -7,8 +7,8 @@ namespace {
 
 template <class Cfg>
 KernelInfo split_k_row(const char* name, const char* description) {
-    return {name, 13, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 80, description, kVec4FastPath, kAllOps, 16, tile_of<Cfg>(),
-            supports_f32_simt, launch_split_k<Cfg>, entry_of<&split_k_kernel<Cfg, false, false, true>>, Cfg::kSmemBytes};
+    return tuned_config_row<Cfg>(name, 13, 80, description, launch_split_k<Cfg>,
+                                 entry_of<&split_k_kernel<Cfg, false, false, true>>);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@ namespace {
 
 template <class Cfg>
 KernelInfo tuned_row(const char* name, const char* description) {
-    return {name, 11, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 50, description, kVec4FastPath, kAllOps, 16, tile_of<Cfg>(),
-            supports_f32_simt, launch_tuned<Cfg>, entry_of<&tuned_kernel<Cfg, false, false, true>>, Cfg::kSmemBytes};
+    return tuned_config_row<Cfg>(name, 11, 50, description, launch_tuned<Cfg>,
+                                 entry_of<&tuned_kernel<Cfg, false, false, true>>);
 }
 
 }  // namespace
