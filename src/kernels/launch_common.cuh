@@ -52,15 +52,20 @@ cudaError_t with_ops(const Problem& p, Fn&& fn) {
     return fn(Bool<true>{}, Bool<true>{});
 }
 
-// Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...), first opting in to dynamic
-// shared memory above the default 48 KiB (cudaFuncAttributeMaxDynamicSharedMemorySize).
+// Opts kernel in to dynamic shared memory above the default 48 KiB
+// (cudaFuncAttributeMaxDynamicSharedMemorySize); below it there is nothing to do.
+template <class... Params>
+cudaError_t opt_in_smem(void (*kernel)(Params...), int smem_bytes) {
+    if (smem_bytes <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+}
+
+// Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...), first opting in to its
+// dynamic shared memory (opt_in_smem).
 template <class... Params, class... Args>
 cudaError_t launch_with_smem(void (*kernel)(Params...), dim3 grid, int threads, int smem_bytes, cudaStream_t stream,
                              Args... args) {
-    if (smem_bytes > 48 * 1024) {
-        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-        if (err != cudaSuccess) return err;
-    }
+    if (cudaError_t err = opt_in_smem(kernel, smem_bytes); err != cudaSuccess) return err;
     kernel<<<grid, threads, smem_bytes, stream>>>(args...);
     return cudaGetLastError();
 }
