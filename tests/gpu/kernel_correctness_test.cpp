@@ -16,6 +16,7 @@
 
 #include "device_state.hpp"
 #include "gpu_test.hpp"
+#include "kernels/dgemm/stream_k_policy.hpp"
 #include "kernels/hopper/stream_k.hpp"
 #include "verify/verify.hpp"
 
@@ -72,14 +73,18 @@ constexpr Variant kVariants[] = {
 constexpr const char* kFloatOutputShapes[] = {"7x7x7", "129x127x65_off3_ld5", "260x196x36", "4097x4095x257"};
 constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 
-// Stream-K rows (Hopper step 8) also run shapes whose tiles their schedule cuts along k on a
-// 132-SM GPU (66 clusters of 2): 1000x1000x2000 has 16 pair-tiles of 32 slabs, each cut into 4
-// or 5 pieces, some in the middle of a tile; 1790x2900x1000 has 84 pair-tiles, 66 run whole and
-// the 18 of the last round cut into 4 or 5 pieces of 16 slabs (32 for TF32), with edge tiles in
-// m, n and k.
+// Stream-K rows (Hopper step 8, FP64 step 08) also run shapes whose tiles their schedule cuts
+// along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x2000
+// has 16 pair-tiles of 32 slabs, each cut into 4 or 5 pieces, some in the middle of a tile;
+// 1790x2900x1000 has 84 pair-tiles, 66 run whole and the 18 of the last round cut into 4 or 5
+// pieces of 16 slabs (32 for TF32), with edge tiles in m, n and k. FP64: 64 tiles of 125 slabs
+// cut into 2-3 pieces of ~60, and 322 tiles, 264 whole and 58 cut into 2-3 pieces of ~28 slabs.
+// The odd leading dimension and offset take the copies of unaligned operands (Hopper: the
+// padded workspace; FP64: 8-byte cp.async).
 constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x2000", 1000, 1000, 2000, 0, 0},
     {"1790x2900x1000", 1790, 2900, 1000, 0, 0},
+    {"1000x1000x2000_off1_ld3", 1000, 1000, 2000, 3, 1},
 };
 bool is_stream_k(const KernelInfo& info) { return std::string(info.name).find("stream_k") != std::string::npos; }
 
@@ -181,6 +186,7 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
         const int64_t pairs = (s.m + 255) / 256 * ((s.n + 255) / 256);
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 63) / 64), 0) << s.name << ", 16-bit";
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
+        EXPECT_GT(dgemm::dmma_stream_k_tiles_of(s.m, s.n, s.k, dev.sm_count), 0) << s.name << ", FP64";
     }
 }
 

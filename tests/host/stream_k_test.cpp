@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/dgemm/stream_k_policy.hpp"
 #include "kernels/hopper/stream_k.hpp"
 
 namespace {
@@ -35,6 +36,30 @@ TEST(StreamK, SplitsTheLastRoundOnlyWhenAtLeastHalfOfItIsIdle) {
                 EXPECT_GE(split * slabs, gemmkit::hopper::kMinShareSlabs * 66) << pairs << " pairs, " << slabs << " slabs";
             }
     EXPECT_EQ(stream_k_pairs(10, 0, 64), 0);
+}
+
+// FP64 step 08 (one block of 128 x 128 an SM, slabs of 16) splits a last round that is not
+// full where its 132 shares hold 8 slabs at least and save 24 slabs at least.
+TEST(StreamK, Fp64SplitsALastRoundWhereTheSharesSaveEnough) {
+    using gemmkit::dgemm::dmma_stream_k_tiles;
+    EXPECT_EQ(dmma_stream_k_tiles(1024, 132, 256), 100);  // 4096^3: 100 of 132 busy, shares of 193 slabs
+    EXPECT_EQ(dmma_stream_k_tiles(4096, 132, 512), 4);    // 8192^3: a last round of 4 tiles, shares of 15
+    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 64), 64);      // 1024^3: one round, half of it idle
+    EXPECT_EQ(dmma_stream_k_tiles(1089, 132, 257), 33);   // 4097^3
+    EXPECT_EQ(dmma_stream_k_tiles(256, 132, 128), 0);     // 2048^3: shares of 120 slabs save 8
+    EXPECT_EQ(dmma_stream_k_tiles(1056, 132, 257), 0);    // eight full rounds
+    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 16), 0);       // 1024 x 1024 x 256: shares of 7
+    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 18), 0);       // ... x 288: shares of 8 save only 10
+    EXPECT_EQ(dmma_stream_k_tiles(8, 132, 500), 8);       // 8 tiles of 500 slabs: shares of 30
+    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 7), 0);         // one small tile
+    EXPECT_EQ(dmma_stream_k_tiles(0, 132, 7), 0);
+    EXPECT_EQ(dmma_stream_k_tiles(10, 0, 64), 0);
+    for (int64_t tiles = 1; tiles <= 400; ++tiles)
+        for (int64_t slabs : {1, 7, 8, 9, 32, 100, 1000})
+            if (const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs)) {
+                EXPECT_GE(split * slabs, gemmkit::dgemm::kMinDmmaShareSlabs * 132) << tiles << " tiles, " << slabs;
+                EXPECT_EQ((tiles - split) % 132, 0) << tiles << " tiles: whole rounds before the split";
+            }
 }
 
 // Runs the schedule of every cluster and checks what the kernels rely on.

@@ -48,19 +48,22 @@
 
 namespace gemmkit::dgemm {
 
-struct DmmaCfg {
-    static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, kStages = 4;
+template <int BM_, int BN_, int WM_, int WN_, int kStages_, int kMinBlocks_>
+struct DmmaTileCfg {
+    static constexpr int BM = BM_, BN = BN_, BK = 16, WM = WM_, WN = WN_, kStages = kStages_;
+    static constexpr int kMinBlocks = kMinBlocks_;  // blocks an SM: __launch_bounds__'s register cap
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kWarps = kWarpsM * kWarpsN;
-    static constexpr int kThreads = 32 * kWarps;              // 256
+    static constexpr int kThreads = 32 * kWarps;
     static constexpr int MI = WM / 16, NI = WN / 8;           // 4 x 4 mma tiles of 16 x 8 a warp
-    static constexpr int kRingBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));  // 128 KiB
+    static constexpr int kRingBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));
     static constexpr int kSmemBytes = kRingBytes + WarpRing<kStages, kThreads>::kBarrierBytes;
     static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
     static_assert(WM % 16 == 0 && WN % 16 == 0, "whole 16-row blocks; n-tiles pair up (16 columns)");
     static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
-    static_assert(kSmemBytes <= 227 * 1024, "the ring fits an sm_90 block's shared memory");
+    static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "the rings fit an sm_90 SM's shared memory");
 };
+using DmmaCfg = DmmaTileCfg<128, 128, 64, 32, 4, 1>;
 
 // One operand's MN x BK K-slab in shared memory: the swizzled layout, the cp.async copy from
 // global memory, and the fragment reads. "mn" is the row of op(A) or the column of op(B).
@@ -104,7 +107,16 @@ struct DmmaSlab {
     // issue<kCopy8 = true>.
     template <int kThreads>
     struct CopyPlan {
-        static constexpr int kRowThreads = kChunks < 16 ? kChunks : 16;
+        // 16 threads a row (8 where a row has 8 chunks): a warp reads whole 128-byte lines. Fewer
+        // (8) where the block's rows a pass would not span the XOR's period; more where the block
+        // has more threads than the slab's rows take at 16 each.
+        static constexpr int row_threads() {
+            int r = kChunks < 16 ? kChunks : 16;
+            while (r > 8 && kThreads / r % kXorPeriod != 0) r /= 2;
+            while (r < kChunks && kThreads / r > kRows) r *= 2;
+            return r;
+        }
+        static constexpr int kRowThreads = row_threads();
         static constexpr int kRowStep = kThreads / kRowThreads;
         static constexpr int kPerRow = kChunks / kRowThreads;  // a thread's chunks in one row
         static constexpr int kPasses = kRows / kRowStep;       // its rows
@@ -206,111 +218,153 @@ struct DmmaSlab {
     };
 };
 
-// kCopy8: A or B is only 8-byte aligned; both are then copied in 8-byte pieces (CopyPlan::issue).
-template <bool kTransA, bool kTransB, bool kCopy8>
-__global__ void __launch_bounds__(DmmaCfg::kThreads, 1) dmma_kernel(GemmArgs<double> args) {
-#if GEMMKIT_SM90_CODE
-    using Cfg = DmmaCfg;
+// One block's share of the work, as pieces that step 08 reuses: the ring and the per-thread copy
+// and fragment offsets (set up once), the main loop over a range of a tile's K-slabs, and the
+// epilogue. kCopy8: A or B is only 8-byte aligned; both are then copied in 8-byte pieces
+// (CopyPlan::issue).
+template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
+struct DmmaBlock {
     using SlabA = DmmaSlab<Cfg::BM, Cfg::BK, !kTransA>;  // op N: A[m + k*lda], m contiguous
     using SlabB = DmmaSlab<Cfg::BN, Cfg::BK, kTransB>;   // op T: B[n + k*ldb], n contiguous
-    extern __shared__ __align__(128) double smem[];
-    double* sA = smem;                                 // [kStages][SlabA::kElems]
-    double* sB = smem + Cfg::kStages * SlabA::kElems;  // [kStages][SlabB::kElems]
-
-    const int m0 = blockIdx.x * Cfg::BM, n0 = blockIdx.y * Cfg::BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm0 = warp % Cfg::kWarpsM * Cfg::WM, wn0 = warp / Cfg::kWarpsM * Cfg::WN;
-    const TileOperands<double, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
-    const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
-    const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
-    const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
-    const WarpRing<Cfg::kStages, Cfg::kThreads> ring(ptx::smem_addr(smem) + Cfg::kRingBytes);
-
-    // Starts this thread's copies of slab s into its ring stage (nothing past the last slab)
-    // and arrives on full[] once they have landed.
-    auto issue = [&](int s) {
-        if (s >= operands.slabs) return;
-        const int stage = ring.stage_of(s), k_left = args.k - s * Cfg::BK;
-        const int m_left = operands.m_left, n_left = operands.n_left;
-        copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, operands.a_of(s), m_left, k_left,
-                                     k_left >= Cfg::BK && m_left >= Cfg::BM);
-        copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, operands.b_of(s), n_left, k_left,
-                                     k_left >= Cfg::BK && n_left >= Cfg::BN);
-        ring.copies_issued(s);
-    };
-
-    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s);
-
-    const typename SlabA::Reader fragsA(wm0);
-    const typename SlabB::Reader fragsB(wn0);
+    using Ring = WarpRing<Cfg::kStages, Cfg::kThreads>;
     // acc[mi][ni]: mma's 16x8 D tile of rows wm0 + 16mi.. and the n-tile ni, whose columns are
-    // wn0 + 16(ni/2) + ni%2 + {0, 2, ..., 14} (relabelled; epilogue below).
-    double acc[Cfg::MI][Cfg::NI][4] = {};
-    for (int s = 0; s < operands.slabs; ++s) {
-        ring.wait_full(s);
-        const double* stA = sA + ring.stage_of(s) * SlabA::kElems;
-        const double* stB = sB + ring.stage_of(s) * SlabB::kElems;
-#pragma unroll
-        for (int kstep = 0; kstep < Cfg::BK / 8; ++kstep) {
-            double fb[Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[p]
-#pragma unroll
-            for (int p = 0; p < Cfg::NI / 2; ++p) fragsB.load(fb[p], stB, p, kstep);
-#pragma unroll
-            for (int mi = 0; mi < Cfg::MI; ++mi) {
-                double a[4];
-                fragsA.load(a, stA, mi, kstep);
-#pragma unroll
-                for (int ni = 0; ni < Cfg::NI; ++ni) {
-                    const double b[2] = {fb[ni / 2][ni % 2], fb[ni / 2][2 + ni % 2]};
-                    ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
-                }
-            }
-            // Slab s + kStages - 1 refills the stage of slab s - 1, which every thread released
-            // at the end of it; its copies go out while this k8 step's DMMAs run (at the slab's
-            // end they waited for the last DMMAs: H100, 8192^3 89.1% -> 90.8% of cuBLAS).
-            if (kstep == 0 && s + Cfg::kStages - 1 < operands.slabs) {
-                ring.wait_empty(s + Cfg::kStages - 1);
-                issue(s + Cfg::kStages - 1);
-            }
-        }
-        ring.release(s);  // this thread is done with slab s (mma.sync has consumed its reads)
-    }
-    // No copy outlives the block: every thread waited for full[] of every slab it issued.
+    // wn0 + 16(ni/2) + ni%2 + {0, 2, ..., 14} (relabelled; store() below).
+    using Acc = double[Cfg::MI][Cfg::NI][4];
 
-    // D element r of lane (g, t): mma row g + 8(r/2) -> physical row 2g + r/2; mma column
-    // 2t + r%2 -> physical column 2(2t + r%2) + ni%2. Rows 2g, 2g + 1 of one column are
-    // neighbours in C: one store_c2 (a 16-byte store when C allows it).
-    const int g = lane / 4, t = lane % 4;
-    const bool vec_c = aligned16<double>(args.C, args.ldc);
+    const GemmArgs<double>& args;
+    const double* sA;  // [kStages][SlabA::kElems]
+    const double* sB;  // [kStages][SlabB::kElems]
+    uint32_t ringA, ringB;
+    Ring ring;
+    int wm0, wn0;  // the warp's tile within the block's
+    typename SlabA::template CopyPlan<Cfg::kThreads> copyA;
+    typename SlabB::template CopyPlan<Cfg::kThreads> copyB;
+    typename SlabA::Reader fragsA;
+    typename SlabB::Reader fragsB;
+
+    // Every thread of the block constructs it (the ring's barriers end with a __syncthreads()).
+    // smem: the dynamic shared memory, Cfg::kSmemBytes.
+    __device__ DmmaBlock(const GemmArgs<double>& a, double* smem)
+        : args(a),
+          sA(smem),
+          sB(smem + Cfg::kStages * SlabA::kElems),
+          ringA(ptx::smem_addr(smem)),
+          ringB(ptx::smem_addr(smem + Cfg::kStages * SlabA::kElems)),
+          ring(ptx::smem_addr(smem) + Cfg::kRingBytes),
+          wm0(threadIdx.x / 32 % Cfg::kWarpsM * Cfg::WM),
+          wn0(threadIdx.x / 32 / Cfg::kWarpsM * Cfg::WN),
+          copyA(a.lda),
+          copyB(a.ldb),
+          fragsA(wm0),
+          fragsB(wn0) {}
+
+    // acc += the tile at (m0, n0) over its K-slabs [kb, ke). The ring numbers slabs across calls:
+    // this range's are q0, q0 + 1, ... (the caller adds ke - kb to q0 for the next range), so
+    // its stages' phases continue where the last range left them.
+    __device__ void accumulate(Acc& acc, int m0, int n0, int kb, int ke, int q0) const {
+        const TileOperands<double, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
+        const int last = q0 + ke - kb;  // one past this range's last slab, in ring numbering
+        const int slab_of_q = kb - q0;  // ring slab q is the tile's slab q + slab_of_q
+        // Starts this thread's copies of ring slab q into its stage, once the stage's previous
+        // slab is released (at once on a fresh ring), and arrives on full[] once they land.
+        auto issue = [&](int q) {
+            if (q >= last) return;
+            ring.wait_empty(q);
+            const int s = q + slab_of_q, stage = ring.stage_of(q), k_left = args.k - s * Cfg::BK;
+            const int m_left = operands.m_left, n_left = operands.n_left;
+            copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, operands.a_of(s), m_left, k_left,
+                                         k_left >= Cfg::BK && m_left >= Cfg::BM);
+            copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, operands.b_of(s), n_left, k_left,
+                                         k_left >= Cfg::BK && n_left >= Cfg::BN);
+            ring.copies_issued(q);
+        };
+
+        for (int q = q0; q < q0 + Cfg::kStages - 1; ++q) issue(q);
+        for (int q = q0; q < last; ++q) {
+            ring.wait_full(q);
+            const double* stA = sA + ring.stage_of(q) * SlabA::kElems;
+            const double* stB = sB + ring.stage_of(q) * SlabB::kElems;
 #pragma unroll
-    for (int mi = 0; mi < Cfg::MI; ++mi) {
-        const int i = m0 + wm0 + 16 * mi + 2 * g;  // even: 16-byte aligned when vec_c
-        if (i >= args.m) continue;
+            for (int kstep = 0; kstep < Cfg::BK / 8; ++kstep) {
+                double fb[Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[p]
 #pragma unroll
-        for (int ni = 0; ni < Cfg::NI; ++ni)
+                for (int p = 0; p < Cfg::NI / 2; ++p) fragsB.load(fb[p], stB, p, kstep);
 #pragma unroll
-            for (int c = 0; c < 2; ++c) {
-                const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
-                if (j < args.n)
-                    store_c2(&args.C[i + j * args.ldc], args.m - i, acc[mi][ni][c], acc[mi][ni][2 + c], args.alpha,
-                             args.beta, vec_c);
+                for (int mi = 0; mi < Cfg::MI; ++mi) {
+                    double a[4];
+                    fragsA.load(a, stA, mi, kstep);
+#pragma unroll
+                    for (int ni = 0; ni < Cfg::NI; ++ni) {
+                        const double b[2] = {fb[ni / 2][ni % 2], fb[ni / 2][2 + ni % 2]};
+                        ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
+                    }
+                }
+                // Slab q + kStages - 1 refills the stage of slab q - 1, which every thread
+                // releases at the end of it; its copies go out while this k8 step's DMMAs run
+                // (at the slab's end they waited for the last DMMAs: H100, 8192^3 89.1% ->
+                // 90.8% of cuBLAS).
+                if (kstep == 0) issue(q + Cfg::kStages - 1);
             }
+            ring.release(q);  // this thread is done with slab q (mma.sync has consumed its reads)
+        }
+        // No copy outlives the range: every thread waited for full[] of every slab it issued.
     }
+
+    // C(tile at m0, n0) = alpha * acc + beta * C. D element r of lane (g, t): mma row
+    // g + 8(r/2) -> physical row 2g + r/2; mma column 2t + r%2 -> physical column
+    // 2(2t + r%2) + ni%2. Rows 2g, 2g + 1 of one column are neighbours in C: one store_c2 (a
+    // 16-byte store when C allows it).
+    __device__ void store(const Acc& acc, int m0, int n0) const {
+        const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+        const bool vec_c = aligned16<double>(args.C, args.ldc);
+#pragma unroll
+        for (int mi = 0; mi < Cfg::MI; ++mi) {
+            const int i = m0 + wm0 + 16 * mi + 2 * g;  // even: 16-byte aligned when vec_c
+            if (i >= args.m) continue;
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni)
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
+                    if (j < args.n)
+                        store_c2(&args.C[i + j * args.ldc], args.m - i, acc[mi][ni][c], acc[mi][ni][2 + c],
+                                 args.alpha, args.beta, vec_c);
+                }
+        }
+    }
+};
+
+// Step 07: a block a tile, all of its slabs. Block b takes tile b, the tiles numbered down
+// columns of tiles (m first), so step 08 can launch the first tiles alone.
+template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) dmma_kernel(GemmArgs<double> args) {
+#if GEMMKIT_SM90_CODE
+    extern __shared__ __align__(128) double smem[];
+    const DmmaBlock<Cfg, kTransA, kTransB, kCopy8> block(args, smem);
+    const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM;
+    const int m0 = blockIdx.x % tiles_m * Cfg::BM, n0 = blockIdx.x / tiles_m * Cfg::BN;
+    double acc[Cfg::MI][Cfg::NI][4] = {};
+    block.accumulate(acc, m0, n0, 0, (args.k + Cfg::BK - 1) / Cfg::BK, 0);
+    block.store(acc, m0, n0);
 #else
     __trap();  // an image below sm_90 (ptx/arch.cuh): launch_dmma never starts it
 #endif
 }
 
-inline cudaError_t launch_dmma(const Problem& p, cudaStream_t stream) {
-    using Cfg = DmmaCfg;
-    if (!sm90_code_loaded<dmma_kernel<false, false, false>>()) return launch_edge_fast(p, stream);
-    const bool copy8 = !aligned16<double>(p.A, p.lda) || !aligned16<double>(p.B, p.ldb);
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops(p, [&](auto ta, auto tb) {
-        constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
-        auto* kernel = copy8 ? dmma_kernel<kTA, kTB, true> : dmma_kernel<kTA, kTB, false>;
-        return launch_with_smem(kernel, grid, Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<double>(p));
+// Step 07's kernel on the first `tiles` tiles (step 08 runs the rest its own way).
+template <class Cfg>
+cudaError_t launch_dmma_tiles(const Problem& p, cudaStream_t stream, int64_t tiles) {
+    return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
+        constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value, kCopy8 = !decltype(vec)::value;
+        return launch_with_smem(dmma_kernel<Cfg, kTA, kTB, kCopy8>, dim3(static_cast<unsigned>(tiles)), Cfg::kThreads,
+                                Cfg::kSmemBytes, stream, make_args<double>(p));
     });
+}
+
+template <class Cfg>
+cudaError_t launch_dmma(const Problem& p, cudaStream_t stream) {
+    if (!sm90_code_loaded<dmma_kernel<Cfg, false, false, false>>()) return launch_edge_fast(p, stream);
+    return launch_dmma_tiles<Cfg>(p, stream, int64_t{ceil_div(p.m, Cfg::BM)} * ceil_div(p.n, Cfg::BN));
 }
 
 }  // namespace gemmkit::dgemm

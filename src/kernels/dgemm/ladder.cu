@@ -1,4 +1,4 @@
-// Registry rows of the FP64 ladder: CUDA-core steps 01-06, tensor-core (DMMA) step 07.
+// Registry rows of the FP64 ladder: CUDA-core steps 01-06, tensor-core (DMMA) steps 07-08.
 #include "kernels/dgemm/01_unroll_prefetch.cuh"
 #include "kernels/dgemm/02_double_buffer.cuh"
 #include "kernels/dgemm/03_vector_smem.cuh"
@@ -6,6 +6,7 @@
 #include "kernels/dgemm/05_edge_fast.cuh"
 #include "kernels/dgemm/06_async_ring.cuh"
 #include "kernels/dgemm/07_dmma.cuh"
+#include "kernels/dgemm/08_dmma_stream_k.cuh"
 
 #include "kernels/dgemm/registry_rows.hpp"
 
@@ -59,10 +60,21 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
         {"dgemm.07_dmma_warp_ring", 7, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
          "FP64 tensor cores: mma.sync m16n8k8 (DMMA), 64x32 warp tiles, 4-stage cp.async ring handed over by "
          "full/empty mbarriers (no __syncthreads a slab), swizzled LDS.128 fragments",
-         kDmmaFastPath, kAllOps, 8, tile_of<DmmaCfg>(), supports_f64, launch_dmma,
-         entry_of<&dmma_kernel<false, false, false>>, DmmaCfg::kSmemBytes},
+         kDmmaFastPath, kAllOps, 8, tile_of<DmmaCfg>(), supports_f64, launch_dmma<DmmaCfg>,
+         entry_of<&dmma_kernel<DmmaCfg, false, false, false>>, DmmaCfg::kSmemBytes},
+        {"dgemm.08_dmma_stream_k", 8, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
+         "step 07's block, persistent (one an SM): whole tiles first, then the last round's tiles shared out "
+         "along k (stream-K), each tile's last piece adding the earlier pieces' FP64 sums from a workspace",
+         kDmmaFastPath, kAllOps, 8, tile_of<DmmaStreamKCfg>(), supports_f64, launch_dmma_stream_k<DmmaStreamKCfg>,
+         entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>, DmmaStreamKCfg::kSmemBytes},
     };
     table->insert(table->end(), std::begin(rows), std::end(rows));
+}
+
+int64_t dmma_stream_k_tiles_of(int64_t m, int64_t n, int64_t k, int64_t sm_count) {
+    using Cfg = DmmaStreamKCfg;
+    const int64_t tiles = (m + Cfg::BM - 1) / Cfg::BM * ((n + Cfg::BN - 1) / Cfg::BN);
+    return dmma_stream_k_tiles(tiles, sm_count * Cfg::kMinBlocks, (k + Cfg::BK - 1) / Cfg::BK);
 }
 
 }  // namespace gemmkit::dgemm

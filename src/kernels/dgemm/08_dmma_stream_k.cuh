@@ -1,0 +1,148 @@
+// dgemm.08_dmma_stream_k — step 07's DMMA block, persistent, with the last round of tiles shared
+// out along k (stream-K).
+//
+// Changed from 07: the grid is one block an SM (07's ring takes 128 KiB), and each block walks a
+// list of work units: whole tiles first (block b takes tiles b, b + G, b + 2G, ... of a grid of
+// G), then its share of the tiles left over. With whole tiles only, the last round leaves SMs
+// idle whenever the tiles do not divide evenly: 4096^3 is 1024 tiles of 128 x 128 on 132 SMs,
+// 7.76 rounds of work in 8 (3% of the machine idle), 8192^3 is 4096 tiles, 31.03 rounds in 32
+// (a whole round of 4 tiles: 3%), and 1024^3 is 64 tiles, half of the SMs idle throughout. Here
+// those last tiles are laid end to end as one run of K-slabs and cut into G equal shares, one a
+// block (the arithmetic is Hopper step 12's, hopper/stream_k.hpp, with a block for a cluster
+// and a 128 x 128 tile for a pair-tile). A tile's last piece writes it: it waits for the flags of
+// the tile's earlier pieces, which left their FP64 sums in a workspace (128 KiB a block), and
+// adds them in a fixed order, so the result does not depend on timing.
+// Why FP64 splits where Hopper's BF16 step does not: a slab here is 128 x 128 x 16 DMMAs, ~1 us
+// (BF16's 128 x 256 x 64 slab: 0.62 us), so the partial sums' round trip through L2 (~2 us a
+// piece) costs a couple of slabs against the tens to hundreds an idle last round wastes.
+// Preconditions: as step 07. The workspace (flags and 128 KiB a block, from the library's pool)
+// is allocated and its flags zeroed on the stream before each launch; where no tile is split,
+// or there is no memory for it, step 07's kernel runs.
+#pragma once
+
+#include "device_state.hpp"
+#include "kernels/dgemm/07_dmma.cuh"
+#include "kernels/dgemm/stream_k_policy.hpp"
+#include "kernels/hopper/stream_k.hpp"
+#include "kernels/workspace.hpp"
+#include "ptx/flag.cuh"
+
+namespace gemmkit::dgemm {
+
+using DmmaStreamKCfg = DmmaCfg;
+
+// What step 08 needs besides the GEMM's arguments.
+struct DmmaStreamKArgs {
+    int whole;                   // tiles 0 .. whole - 1 ran whole (step 07's kernel, launched first)
+    int tiles_m;                 // tile t covers rows (t % tiles_m) * BM.. and columns (t / tiles_m) * BN..
+    hopper::StreamKSplit split;  // the shares of tiles whole.. (its "pairs" are those tiles, its
+                                 // "clusters" this kernel's blocks; it has no whole tiles)
+    double2* partials;           // [share][kAccPairs][kThreads]: thread i's j-th pair of sums at [..][j][i]
+    int* ready;                  // [share]: raised once that share's partial is written (zero at launch)
+};
+
+// Workspace bytes for `shares` shares: the flags (rounded up to 256 bytes), then the sums.
+template <class Cfg>
+constexpr size_t dmma_stream_k_flag_bytes(int shares) {
+    return (static_cast<size_t>(shares) * sizeof(int) + 255) / 256 * 256;
+}
+template <class Cfg>
+constexpr size_t dmma_stream_k_workspace_bytes(int shares) {
+    return dmma_stream_k_flag_bytes<Cfg>(shares) +
+           static_cast<size_t>(shares) * Cfg::kThreads * Cfg::MI * Cfg::NI * 4 * sizeof(double);
+}
+
+// The shares: block c runs its list of pieces (StreamKSplit, with whole tiles none).
+template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    dmma_stream_k_kernel(GemmArgs<double> args, const __grid_constant__ DmmaStreamKArgs sk) {
+#if GEMMKIT_SM90_CODE
+    constexpr int kAccPairs = Cfg::MI * Cfg::NI * 2;  // a thread's sums, two doubles at a time
+    extern __shared__ __align__(128) double smem[];
+    // The block's list of pieces, worked out once and read from shared memory at each piece
+    // (held in registers beside the ring's state and the 128 of accumulators, it spilled).
+    __shared__ hopper::StreamKSplit::List pieces;
+    const int tid = threadIdx.x, share = blockIdx.x;
+    if (tid == 0) pieces = sk.split.of(share, gridDim.x);
+    const DmmaBlock<Cfg, kTransA, kTransB, kCopy8> block(args, smem);  // its __syncthreads() publishes pieces
+
+    int q = 0;  // the ring's slab count so far
+    for (int u = 0; u < pieces.units(); ++u) {
+        const hopper::WorkUnit w = pieces.unit(u);
+        const int tile = sk.whole + w.pair;
+        const int m0 = tile % sk.tiles_m * Cfg::BM, n0 = tile / sk.tiles_m * Cfg::BN;
+        double acc[Cfg::MI][Cfg::NI][4] = {};
+        block.accumulate(acc, m0, n0, w.k_begin, w.k_end, q);
+        q += w.k_end - w.k_begin;
+        double* flat = &acc[0][0][0];  // [kAccPairs * 2]
+
+        if (!sk.split.ends_tile(w)) {  // an earlier piece: leave the sums for the tile's last piece
+            double2* sums = sk.partials + static_cast<size_t>(share) * kAccPairs * Cfg::kThreads;
+#pragma unroll
+            for (int j = 0; j < kAccPairs; ++j)
+                __stcg(sums + j * Cfg::kThreads + tid, make_double2(flat[2 * j], flat[2 * j + 1]));
+            __syncthreads();  // every thread's sums are written
+            if (tid == 0) ptx::flag_raise(sk.ready + share);
+            continue;
+        }
+        // The tile's earlier pieces, from the shares that ran them, in a fixed order.
+        for (int c = share - 1; c >= w.earlier_from; --c) {
+            if (tid == 0) ptx::flag_wait(sk.ready + c);
+            __syncthreads();  // the whole block may read them now
+            const double2* sums = sk.partials + static_cast<size_t>(c) * kAccPairs * Cfg::kThreads;
+#pragma unroll
+            for (int j0 = 0; j0 < kAccPairs; j0 += 8) {  // 8 loads in flight: 32 registers, not 128
+                double2 v[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) v[j] = __ldcg(sums + (j0 + j) * Cfg::kThreads + tid);
+#pragma unroll
+                for (int j = 0; j < 8; ++j) flat[2 * (j0 + j)] += v[j].x, flat[2 * (j0 + j) + 1] += v[j].y;
+            }
+        }
+        block.store(acc, m0, n0);
+    }
+#else
+    __trap();  // an image below sm_90 (ptx/arch.cuh): launch_dmma_stream_k never starts it
+#endif
+}
+
+// Plans the split; where there is one, runs the whole rounds' tiles through step 07's kernel,
+// then the shares, one a block an SM can hold at once, after taking their workspace from the pool
+// and zeroing its flags, all on `stream`. Elsewhere (or without the memory) step 07 alone.
+template <class Cfg>
+cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
+    static_assert(Cfg::MI * Cfg::NI * 2 % 8 == 0, "the partial sums are added 8 pairs at a time");
+    if (!sm90_code_loaded<dmma_stream_k_kernel<Cfg, false, false, false>>()) return launch_edge_fast(p, stream);
+    DeviceState dev;  // SM count, cached per device
+    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma<Cfg>(p, stream);  // its error then
+    const int shares = dev.sm_count * Cfg::kMinBlocks;
+    const int tiles_m = static_cast<int>(ceil_div(p.m, Cfg::BM));
+    const int64_t tiles = int64_t{tiles_m} * ceil_div(p.n, Cfg::BN);
+    const int slabs = static_cast<int>((p.k + Cfg::BK - 1) / Cfg::BK);
+    const int split = static_cast<int>(dmma_stream_k_tiles(tiles, shares, slabs));
+    if (split == 0) return launch_dmma<Cfg>(p, stream);
+
+    void* workspace = nullptr;
+    const size_t flag_bytes = dmma_stream_k_flag_bytes<Cfg>(shares);
+    if (allocate_workspace(&workspace, dmma_stream_k_workspace_bytes<Cfg>(shares), stream) != cudaSuccess) {
+        cudaGetLastError();  // no memory: whole tiles, which need none
+        return launch_dmma<Cfg>(p, stream);
+    }
+    cudaError_t err = cudaMemsetAsync(workspace, 0, flag_bytes, stream);
+    const int whole = static_cast<int>(tiles - split);
+    if (err == cudaSuccess && whole > 0) err = launch_dmma_tiles<Cfg>(p, stream, whole);
+    if (err == cudaSuccess) {
+        const DmmaStreamKArgs sk = {whole, tiles_m, {split, slabs, split},
+                                    reinterpret_cast<double2*>(static_cast<char*>(workspace) + flag_bytes),
+                                    static_cast<int*>(workspace)};
+        err = with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
+            constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value, kCopy8 = !decltype(vec)::value;
+            return launch_with_smem(dmma_stream_k_kernel<Cfg, kTA, kTB, kCopy8>, dim3(shares), Cfg::kThreads,
+                                    Cfg::kSmemBytes, stream, make_args<double>(p), sk);
+        });
+    }
+    cudaFreeAsync(workspace, stream);  // after the GEMM, in stream order
+    return err;
+}
+
+}  // namespace gemmkit::dgemm
