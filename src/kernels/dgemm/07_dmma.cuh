@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/dgemm/06_async_ring.cuh"
 #include "ptx/cp_async.cuh"
@@ -265,22 +266,27 @@ struct DmmaBlock {
         const TileOperands<double, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
         const int last = q0 + ke - kb;  // one past this range's last slab, in ring numbering
         const int slab_of_q = kb - q0;  // ring slab q is the tile's slab q + slab_of_q
+        // Ring slabs below full_end lie wholly inside A and B: their copies need no checks.
+        const bool inside_mn = operands.m_left >= Cfg::BM && operands.n_left >= Cfg::BN;
+        const int full_end = inside_mn ? min(last, args.k / Cfg::BK - slab_of_q) : q0;
         // Starts this thread's copies of ring slab q into its stage, once the stage's previous
         // slab is released (at once on a fresh ring), and arrives on full[] once they land.
-        auto issue = [&](int q) {
+        // known_full (std::true_type): the caller knows q < full_end, and the copies' edge
+        // checks are compiled out.
+        auto issue = [&](int q, auto known_full) {
             if (q >= last) return;
             ring.wait_empty(q);
             const int s = q + slab_of_q, stage = ring.stage_of(q), k_left = args.k - s * Cfg::BK;
             const int m_left = operands.m_left, n_left = operands.n_left;
+            constexpr bool kFull = decltype(known_full)::value;
             copyA.template issue<kCopy8>(ringA + stage * SlabA::kBytes, operands.a_of(s), m_left, k_left,
-                                         k_left >= Cfg::BK && m_left >= Cfg::BM);
+                                         kFull || (k_left >= Cfg::BK && m_left >= Cfg::BM));
             copyB.template issue<kCopy8>(ringB + stage * SlabB::kBytes, operands.b_of(s), n_left, k_left,
-                                         k_left >= Cfg::BK && n_left >= Cfg::BN);
+                                         kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
             ring.copies_issued(q);
         };
-
-        for (int q = q0; q < q0 + Cfg::kStages - 1; ++q) issue(q);
-        for (int q = q0; q < last; ++q) {
+        // Slab q's DMMAs; the refill of slab q + kStages - 1 goes out during its first k8 step.
+        auto compute = [&](int q, auto refill_full) {
             ring.wait_full(q);
             const double* stA = sA + ring.stage_of(q) * SlabA::kElems;
             const double* stB = sB + ring.stage_of(q) * SlabB::kElems;
@@ -303,10 +309,17 @@ struct DmmaBlock {
                 // releases at the end of it; its copies go out while this k8 step's DMMAs run
                 // (at the slab's end they waited for the last DMMAs: H100, 8192^3 89.1% ->
                 // 90.8% of cuBLAS).
-                if (kstep == 0) issue(q + Cfg::kStages - 1);
+                if (kstep == 0) issue(q + Cfg::kStages - 1, refill_full);
             }
             ring.release(q);  // this thread is done with slab q (mma.sync has consumed its reads)
-        }
+        };
+
+        for (int q = q0; q < q0 + Cfg::kStages - 1; ++q) issue(q, std::false_type{});
+        // Two copies of the main loop: one whose refills are all inside (no edge checks among
+        // the DMMAs), then one for the last slabs, whose refills may cross an edge.
+        int q = q0;
+        for (; q + Cfg::kStages - 1 < full_end; ++q) compute(q, std::true_type{});
+        for (; q < last; ++q) compute(q, std::false_type{});
         // No copy outlives the range: every thread waited for full[] of every slab it issued.
     }
 
