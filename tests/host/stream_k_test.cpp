@@ -38,18 +38,21 @@ TEST(StreamK, SplitsTheLastRoundOnlyWhenAtLeastHalfOfItIsIdle) {
     EXPECT_EQ(stream_k_pairs(10, 0, 64), 0);
 }
 
-// FP64 step 08 (one block of 128 x 128 an SM, slabs of 16) splits a last round that is not
-// full where its 132 shares hold 8 slabs at least and save 24 slabs at least.
-TEST(StreamK, Fp64SplitsALastRoundWhereTheSharesSaveEnough) {
+// FP64 step 08 (one block of 128 x 128 an SM, slabs of 16): a last round at most half busy,
+// after fewer than 16 whole rounds, in shares of 8 slabs at least that save 24 at least.
+TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
     using gemmkit::dgemm::dmma_stream_k_tiles;
-    EXPECT_EQ(dmma_stream_k_tiles(1024, 132, 256), 100);  // 4096^3: 100 of 132 busy, shares of 193 slabs
-    EXPECT_EQ(dmma_stream_k_tiles(4096, 132, 512), 4);    // 8192^3: a last round of 4 tiles, shares of 15
     EXPECT_EQ(dmma_stream_k_tiles(64, 132, 64), 64);      // 1024^3: one round, half of it idle
-    EXPECT_EQ(dmma_stream_k_tiles(1089, 132, 257), 33);   // 4097^3
-    EXPECT_EQ(dmma_stream_k_tiles(256, 132, 128), 0);     // 2048^3: shares of 120 slabs save 8
+    EXPECT_EQ(dmma_stream_k_tiles(1089, 132, 257), 33);   // 4097^3: 8 rounds and 33 tiles
+    EXPECT_EQ(dmma_stream_k_tiles(1024, 132, 256), 0);    // 4096^3: 100 of 132 busy in the last round
+    EXPECT_EQ(dmma_stream_k_tiles(4096, 132, 512), 0);    // 8192^3: 4 tiles after 31 rounds
+    EXPECT_EQ(dmma_stream_k_tiles(2110, 132, 512), 0);    // 15 rounds and 130 tiles: more than half busy
+    EXPECT_EQ(dmma_stream_k_tiles(2046, 132, 512), 66);   // 15 rounds and exactly half: split
+    EXPECT_EQ(dmma_stream_k_tiles(2178, 132, 512), 0);    // 16 rounds and 66 tiles: too many rounds
+    EXPECT_EQ(dmma_stream_k_tiles(256, 132, 128), 0);     // 2048^3: 124 of 132 busy
     EXPECT_EQ(dmma_stream_k_tiles(1056, 132, 257), 0);    // eight full rounds
     EXPECT_EQ(dmma_stream_k_tiles(64, 132, 16), 0);       // 1024 x 1024 x 256: shares of 7
-    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 18), 0);       // ... x 288: shares of 8 save only 10
+    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 30), 0);       // ... x 480: shares of 14 save only 16
     EXPECT_EQ(dmma_stream_k_tiles(8, 132, 500), 8);       // 8 tiles of 500 slabs: shares of 30
     EXPECT_EQ(dmma_stream_k_tiles(1, 132, 7), 0);         // one small tile
     EXPECT_EQ(dmma_stream_k_tiles(0, 132, 7), 0);
@@ -59,6 +62,7 @@ TEST(StreamK, Fp64SplitsALastRoundWhereTheSharesSaveEnough) {
             if (const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs)) {
                 EXPECT_GE(split * slabs, gemmkit::dgemm::kMinDmmaShareSlabs * 132) << tiles << " tiles, " << slabs;
                 EXPECT_EQ((tiles - split) % 132, 0) << tiles << " tiles: whole rounds before the split";
+                EXPECT_LE(2 * split, 132) << tiles << " tiles: a last round at most half busy";
             }
 }
 

@@ -31,9 +31,13 @@
 // the m, n or k edge reads only its inside doubles (cp.async src-size), the rest is zero.
 // Resources: 128 registers of accumulators a thread, 128 KiB of ring a block: one block of
 // 8 warps per SM.
-// Measured (H100, NN, % of cublasDgemm in the same run): 55.4-56.9 TFLOP/s (92.5-96.3%) at
-// 4096^3, 51.4-51.6 (90.7-90.8%) at 8192^3, 44.5-45.0 (111.5-111.7%) at 4097^3 (8-byte copies;
-// cuBLAS 40.4). H200 (before the early refill): 95.4% at 4096^3, 88.5% at 8192^3.
+// The main loop runs in two copies: while every refill it issues lies wholly inside A and B
+// (interior tiles, all but the last slabs), the copies' edge checks are compiled out. Where
+// they sat among the DMMAs ptxas if-converted them into every slab: 340 instructions a slab
+// (10.6 a DMMA) against 220 (6.9; cuBLAS's DGEMM issues 6.4).
+// Measured (H100, NN, % of cublasDgemm in the same run): 59.1-59.2 TFLOP/s (97.6-98.4%) at
+// 4096^3, 53.9-54.2 (96.8%) at 8192^3, 51.4 (129-130%) at 4097^3 (8-byte copies; cuBLAS 39.7).
+// With the edge checks in every slab: 92.5-96.3% / 89.5-91.5% / 111-120%.
 // Lost against it (4096^3 / 8192^3): one __syncthreads a slab 79.7 / 73.5%; with it, K-slabs
 // of 32 in 3 stages 82.9 / 77.2%, blocks in groups of 8 block rows (L2 reuse) 77.8 / 73.2%
 // (H200); on the ring, grouped order +-0 and K-slabs of 32 in 3 stages -2 points (H100).

@@ -7,22 +7,27 @@
 namespace gemmkit::dgemm {
 
 // A split costs the shares' kernel launch after the whole tiles' (the machine drains between
-// them), the partial sums' round trip through L2 and a second epilogue a tile: on the H100 about
-// 30 slabs' time at 4096^3 (the split there bought back 62 slabs a block and gained 1.3%, half
-// of that). So the last round is shared out only where that buys back at least
-// kMinDmmaGainSlabs slabs a block (2048^3: 8 slabs, and the split lost 4%), in shares of at
-// least kMinDmmaShareSlabs.
-inline constexpr int kMinDmmaGainSlabs = 24;
+// them), the partial sums' round trip through L2 and a second epilogue a tile. What it buys
+// back is less than the last round's idle blocks suggest: step 07's blocks start as others end,
+// and after a few rounds they end at staggered times, so a short last round partly fills the
+// gaps. Measured on the H100 (ncu, whole tiles' kernel + shares' kernel against step 07 alone):
+//   4096^3, 7 rounds + 100 of 132 tiles: 2.09 + 0.25 ms against 2.34 ms, nothing gained;
+//   8192^3, 31 rounds + 4 tiles: 18.59-18.66 + 0.07 ms against 18.62-18.68 ms, the 4 tiles
+//   already free;
+//   4097^3, 8 rounds + 33 tiles: 136% of cuBLAS against 130%; 1024^3, 64 tiles in one round
+//   with 68 blocks idle: 82% against 54%; 2048^3 (shares of 120 slabs instead of 128) lost 4%.
+// So step 08 splits a last round at most half busy after fewer than kMaxDmmaRounds whole
+// rounds, in shares of kMinDmmaShareSlabs slabs at least that save kMinDmmaGainSlabs a block.
+inline constexpr int kMaxDmmaRounds = 16;
 inline constexpr int kMinDmmaShareSlabs = 8;
+inline constexpr int kMinDmmaGainSlabs = 24;
 
 // How many of `tiles` tiles (the last ones) to share out along k among `blocks` blocks, with
-// `slabs` K-slabs a tile; 0 for none. Unlike Hopper step 12 (hopper::stream_k_pairs) it splits
-// a last round that is mostly busy too: an FP64 slab is ~1 us of DMMAs, so 4096^3's last round
-// (100 of 132 blocks busy: shares of 194 slabs instead of 256) is worth splitting.
+// `slabs` K-slabs a tile; 0 for none.
 inline int64_t dmma_stream_k_tiles(int64_t tiles, int64_t blocks, int64_t slabs) {
     if (tiles <= 0 || blocks <= 0 || slabs <= 0) return 0;
-    const int64_t rest = tiles % blocks;
-    const int64_t share = rest * slabs / blocks;  // slabs a block, rounded down
+    const int64_t rest = tiles % blocks, share = rest * slabs / blocks;  // slabs a block, rounded down
+    if (2 * rest > blocks || tiles / blocks >= kMaxDmmaRounds) return 0;
     return share >= kMinDmmaShareSlabs && slabs - share >= kMinDmmaGainSlabs ? rest : 0;
 }
 
