@@ -18,8 +18,8 @@
 // or there is no memory for it, step 07 alone runs.
 // Measured (H100, NN, % of cublasDgemm in the same run): 1024^3 82% (step 07: 54%), 4097^3
 // 136-137% (07: 129-130%); 4096^3 and 8192^3 are step 07's (97.6-98.4%, 96.8%).
-// Resources: the shares' kernel holds 254-255 registers and spills 8-20 bytes in the two op(A) =
-// N, op(B) = T variants (the pieces' bookkeeping and the edge slabs; none in the main slab loop).
+// Resources: the shares' kernel holds 254-255 registers, no spills (the list of pieces lives in
+// shared memory, and a piece's origin is read again after its slabs).
 #pragma once
 
 #include "device_state.hpp"
@@ -68,13 +68,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     if (tid == 0) pieces = sk.split.of(share, gridDim.x);
     const DmmaBlock<Cfg, kTransA, kTransB, kCopy8> block(args, smem);  // its __syncthreads() publishes pieces
 
+    // Where piece u's tile lies. Worked out again after its slabs (pieces is re-read from shared
+    // memory): held across the slab loop, these values spilled.
+    auto origin_of = [&](const hopper::WorkUnit& w) {
+        const int tile = sk.whole + w.pair;
+        return int2{tile % sk.tiles_m * Cfg::BM, tile / sk.tiles_m * Cfg::BN};
+    };
     int q = 0;  // the ring's slab count so far
     for (int u = 0; u < pieces.units(); ++u) {
-        const hopper::WorkUnit w = pieces.unit(u);
-        const int tile = sk.whole + w.pair;
-        const int m0 = tile % sk.tiles_m * Cfg::BM, n0 = tile / sk.tiles_m * Cfg::BN;
         double acc[Cfg::MI][Cfg::NI][4] = {};
-        block.accumulate(acc, m0, n0, w.k_begin, w.k_end, q);
+        {
+            const hopper::WorkUnit w = pieces.unit(u);
+            const int2 origin = origin_of(w);
+            block.accumulate(acc, origin.x, origin.y, w.k_begin, w.k_end, q);
+        }
+        const hopper::WorkUnit w = pieces.unit(u);
+        const int m0 = origin_of(w).x, n0 = origin_of(w).y;
         q += w.k_end - w.k_begin;
         double* flat = &acc[0][0][0];  // [kAccPairs * 2]
 
