@@ -24,8 +24,9 @@ constexpr const char* kEdgeFastPath =
 constexpr const char* kAsyncRingFastPath =
     "all ops, any size and alignment: 16-byte cp.async chunks along m (n) when A and B are 16-byte aligned with "
     "lda, ldb even, else 8-byte copies; k-contiguous operands always in 8-byte copies; C as step 05";
-// Step 07 with 8-byte cp.async copies (4097^3: 46.6 TFLOP/s, 115.6% of cuBLAS) beats every
-// other FP64 row, so it declares any alignment full speed and `auto` takes it on sm_90 for all.
+// Steps 07-08 with 8-byte cp.async copies (4097^3: 50.9 and 53.4 TFLOP/s, 128% and 135% of
+// cuBLAS) beat every other FP64 row, so they declare any alignment full speed and `auto` takes
+// step 08 on sm_90 for all.
 constexpr const char* kDmmaFastPath =
     "all ops, any size and alignment run DMMA: 16-byte cp.async chunks when A and B are 16-byte aligned with "
     "lda, ldb even, else 8-byte cp.async copies; C likewise for 16-byte stores";
@@ -59,12 +60,13 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          entry_of<&async_ring_kernel<AsyncRingCfg, false, false, false>>, AsyncRingCfg::kSmemBytes},
         {"dgemm.07_dmma_warp_ring", 7, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
          "FP64 tensor cores: mma.sync m16n8k8 (DMMA), 64x32 warp tiles, 4-stage cp.async ring handed over by "
-         "full/empty mbarriers (no __syncthreads a slab), swizzled LDS.128 fragments",
+         "full/empty mbarriers (no __syncthreads a slab), swizzled LDS.128 fragments, no edge checks while the "
+         "refills lie inside",
          kDmmaFastPath, kAllOps, 8, tile_of<DmmaCfg>(), supports_f64, launch_dmma<DmmaCfg>,
          entry_of<&dmma_kernel<DmmaCfg, false, false, false>>, DmmaCfg::kSmemBytes},
         {"dgemm.08_dmma_stream_k", 8, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
-         "step 07's block, persistent (one an SM): whole tiles first, then the last round's tiles shared out "
-         "along k (stream-K), each tile's last piece adding the earlier pieces' FP64 sums from a workspace",
+         "step 07 for the whole rounds of tiles; a short, mostly idle last round shared out along k among one "
+         "block an SM (stream-K), each tile's last piece adding the earlier pieces' FP64 sums from a workspace",
          kDmmaFastPath, kAllOps, 8, tile_of<DmmaStreamKCfg>(), supports_f64, launch_dmma_stream_k<DmmaStreamKCfg>,
          entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>, DmmaStreamKCfg::kSmemBytes},
     };
