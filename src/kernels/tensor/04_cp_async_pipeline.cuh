@@ -14,14 +14,23 @@
 // TFLOP/s (54.5%), BF16 427 (53.3%); 8192^3 438 / 450 (56.4 / 55.6%). docs/ladder.md.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/tensor/03_mma_ldmatrix.cuh"
 #include "ptx/cp_async.cuh"
 
 namespace gemmkit::tensor {
 
-template <int BM, int BN, int BK, int WM, int WN, int kStages_>
+// kEdgeFreeLoop: run the main loop in two copies, the first for the slabs whose refills lie
+// wholly inside A and B, with the copies' edge checks compiled out (ptxas otherwise
+// if-converts them into every slab). H100, 2026-11-24: TF32 (step 06) 36.0 -> 42.1-43.0% of
+// cuBLAS at 4096^3 and 34.5 -> 37.8-38.9% at 8192^3; FP16/BF16 steps 04-05 lost 3-4 points at
+// 4096^3 (53.5-54.3 -> 49.7-50.5%) with it, though their loop fell from 276 to 139
+// instructions a slab, so they keep one loop.
+template <int BM, int BN, int BK, int WM, int WN, int kStages_, bool kEdgeFreeLoop_ = false>
 struct PipelineCfg : MmaTileCfg<BM, BN, BK, WM, WN> {
     static constexpr int kStages = kStages_;
+    static constexpr bool kEdgeFreeLoop = kEdgeFreeLoop_;
     static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
 };
 
@@ -57,37 +66,49 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
     const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
     constexpr uint32_t kStageBytesA = SlabA::kBytes, kStageBytesB = SlabB::kBytes;
 
+    // Slabs below full_end lie wholly inside A and B: their copies need no checks.
+    const bool inside_mn = Cfg::kEdgeFreeLoop && operands.m_left >= Cfg::BM && operands.n_left >= Cfg::BN;
+    const int full_end = inside_mn ? args.k / Cfg::BK : 0;
     // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
     // closes the thread's cp.async group, so that "group s" always means "slab s".
-    auto issue = [&](int s, int stage) {
-        if (s < operands.slabs) {
+    // known_full (std::true_type): the caller knows s < full_end, and the edge checks are
+    // compiled out.
+    auto issue = [&](int s, int stage, auto known_full) {
+        constexpr bool kFull = decltype(known_full)::value;
+        if (kFull || s < operands.slabs) {
             const int k_left = args.k - s * Cfg::BK;
             const int m_left = operands.m_left, n_left = operands.n_left;
             copyA.issue(ringA + stage * kStageBytesA, operands.a_of(s), m_left, k_left,
-                        k_left >= Cfg::BK && m_left >= Cfg::BM);
+                        kFull || (k_left >= Cfg::BK && m_left >= Cfg::BM));
             copyB.issue(ringB + stage * kStageBytesB, operands.b_of(s), n_left, k_left,
-                        k_left >= Cfg::BK && n_left >= Cfg::BN);
+                        kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
         }
         ptx::cp_async_commit();
     };
 
-    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s);
+    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s, std::false_type{});
 
     const typename SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
     const typename SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
     float acc[Cfg::MI][Cfg::NI][4] = {};
     int read_stage = 0, write_stage = Cfg::kStages - 1;
-    for (int s = 0; s < operands.slabs; ++s) {
+    auto step = [&](int s, auto refill_full) {
         // Slab s has landed (at most kStages - 2 newer groups still in flight) for this
         // thread; the barrier makes it so for all, and frees the stage of slab s - 1, which
         // every warp finished reading in the previous iteration.
         ptx::cp_async_wait<Cfg::kStages - 2>();
         __syncthreads();
-        issue(s + Cfg::kStages - 1, write_stage);
+        issue(s + Cfg::kStages - 1, write_stage, refill_full);
         warp_mma_stage<Cfg, T>(acc, fragsA, fragsB, ringA + read_stage * kStageBytesA, ringB + read_stage * kStageBytesB);
         write_stage = read_stage;  // the stage just read is the next to refill
         read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
-    }
+    };
+    // With kEdgeFreeLoop, two copies of the main loop: one whose refills all lie inside, then
+    // one for the last slabs. Without it, the second alone.
+    int s = 0;
+    if constexpr (Cfg::kEdgeFreeLoop)
+        for (; s + Cfg::kStages - 1 < full_end; ++s) step(s, std::true_type{});
+    for (; s < operands.slabs; ++s) step(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     store_accumulators<Cfg, TC>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
 }
