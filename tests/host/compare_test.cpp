@@ -41,6 +41,22 @@ struct Fixture {
     double bound() const { return 4.0 * 0x1.0p-24 * 5.0; }
 };
 
+// An FP16 output below FP16's smallest normal is rounded on an absolute grid (2^-24): its
+// relative error may exceed the Frobenius bound's, and it must still pass. The values are a
+// GPU test's 1x1x1 case (seed 7957136422962467938): 0.144897 * -0.000320196 = -4.63956e-5,
+// stored as the nearest FP16, -4.63724e-5; one subnormal step more must still fail.
+TEST(Compare, Fp16OutputBelowTheSmallestNormalPassesWhenCorrectlyRounded) {
+    const double ref = 0.144897 * -0.000320196;
+    const __half nearest = __float2half(static_cast<float>(ref));
+    const double scale = std::fabs(ref);
+    const Tolerance tol = tolerance_for(GEMMKIT_R_16F, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, 1);
+    const CompareResult good = compare(&nearest, 1, &ref, &scale, 1, 1, 1, tol);
+    EXPECT_GT(good.rel_frobenius, tol.rel_frobenius) << "the case must exercise the subnormal floor";
+    EXPECT_TRUE(good.pass) << good.rel_frobenius;
+    const __half off_by_three = __float2half(__half2float(nearest) - 3 * 0x1.0p-24f);
+    EXPECT_FALSE(compare(&off_by_three, 1, &ref, &scale, 1, 1, 1, tol).pass);
+}
+
 TEST(Compare, IdenticalPasses) {
     Fixture f;
     const CompareResult r = compare(f.ref.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, kElementwise);

@@ -137,10 +137,11 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
     // FFMAs against 1170); then the rest. Measured on the H100 through `auto`, against the one
     // loop (% of cuBLAS): NN 4096^3 96.7 -> 98.9-99.1, 8192^3 97.5 -> 101.6; but NT, TN, TT lost
     // 0.5-4.4 points at 4096^3 and 8192^3, unaligned 4097^3 2.5-5, and split-K's short k ranges
-    // (1000^3, 512x512x4096) 3-8, where a block switches between the two loops after a few
-    // slabs. So only NN with 16-byte copies over 64 slabs or more takes it.
+    // (1000^3, 512x512x4096) 3-8; NN with k = 1024 (64 slabs: 62 in the first loop, 2 in the
+    // second) lost 6-9 (4096-16384 x 1024: 88.1-90.5% against 96.4-97.2%). So only NN with
+    // 16-byte copies over 256 slabs or more takes it, where it was measured to win.
     constexpr bool kEdgeFreeLoop = !kTransA && !kTransB && kVec;
-    constexpr int kMinEdgeFreeSlabs = 64;
+    constexpr int kMinEdgeFreeSlabs = 256;
     const int full_end = kEdgeFreeLoop && inside_mn && slabs >= kMinEdgeFreeSlabs ? g.k / Cfg::BK : 0;
     // known_full (std::true_type): the caller knows the slab lies below full_end, and the edge
     // path is compiled out.
