@@ -57,6 +57,21 @@ TEST(Compare, Fp16OutputBelowTheSmallestNormalPassesWhenCorrectlyRounded) {
     EXPECT_FALSE(compare(&off_by_three, 1, &ref, &scale, 1, 1, 1, tol).pass);
 }
 
+// Where alpha a b and beta c nearly cancel, the output is small against its terms and its
+// relative error large, though within its elementwise bound. A GPU test's 1x1x1 FP32 case
+// (seed 7957136422962465583, alpha 0.5, beta 2): 0.5 * 0.61441 * 0.737692 + 2 * -0.113724.
+TEST(Compare, CancellingTermsAreJudgedAgainstTheirMagnitude) {
+    const double ref = -0.0008249899772, scale = 0.454071;
+    const float out = -0.0008249878883f;  // FP32's fmaf(alpha, a * b, beta * c)
+    const Tolerance tol = tolerance_for(GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, 1);
+    const CompareResult r = compare(&out, 1, &ref, &scale, 1, 1, 1, tol);
+    EXPECT_GT(r.rel_frobenius, tol.rel_frobenius) << "the case must exercise the cancellation";
+    EXPECT_LT(r.worst_ratio, 0.1);
+    EXPECT_TRUE(r.pass);
+    const float wrong = static_cast<float>(ref + 1e-5);  // ~45 times its elementwise bound (2.2e-7)
+    EXPECT_FALSE(compare(&wrong, 1, &ref, &scale, 1, 1, 1, tol).pass);
+}
+
 TEST(Compare, IdenticalPasses) {
     Fixture f;
     const CompareResult r = compare(f.ref.data(), f.m, f.ref.data(), f.scale.data(), f.m, f.n, f.k, kElementwise);
