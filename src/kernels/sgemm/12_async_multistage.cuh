@@ -12,6 +12,8 @@
 // flight, and no registers or STS instructions are spent on staging.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
 // Measured (H100, commit 8744580): 4096^3 at 49.5 TFLOP/s, 95.9% of cuBLAS (best configuration: sgemm.12_async_256x128x16_s3).
+// With the edge-free first main loop for NN over 256 slabs or more (commit 948f594, through
+// `auto`): 4096^3 51.0-51.3 TFLOP/s, 99.5-101.1%; 8192^3 52.3-52.4, 101.6-101.9%.
 // All sizes: docs/ladder.md.
 #pragma once
 
