@@ -44,13 +44,12 @@ struct DmmaStreamKArgs {
 };
 
 // Workspace bytes for `shares` shares: the flags (rounded up to 256 bytes), then the sums.
-template <class Cfg>
 constexpr size_t dmma_stream_k_flag_bytes(int shares) {
     return (static_cast<size_t>(shares) * sizeof(int) + 255) / 256 * 256;
 }
 template <class Cfg>
 constexpr size_t dmma_stream_k_workspace_bytes(int shares) {
-    return dmma_stream_k_flag_bytes<Cfg>(shares) +
+    return dmma_stream_k_flag_bytes(shares) +
            static_cast<size_t>(shares) * Cfg::kThreads * Cfg::MI * Cfg::NI * 4 * sizeof(double);
 }
 
@@ -83,7 +82,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
             block.accumulate(acc, origin.x, origin.y, w.k_begin, w.k_end, q);
         }
         const hopper::WorkUnit w = pieces.unit(u);
-        const int m0 = origin_of(w).x, n0 = origin_of(w).y;
+        const int2 origin = origin_of(w);
         q += w.k_end - w.k_begin;
         double* flat = &acc[0][0][0];  // [kAccPairs * 2]
 
@@ -110,7 +109,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
                 for (int j = 0; j < 8; ++j) flat[2 * (j0 + j)] += v[j].x, flat[2 * (j0 + j) + 1] += v[j].y;
             }
         }
-        block.store(acc, m0, n0);
+        block.store(acc, origin.x, origin.y);
     }
 #else
     __trap();  // an image below sm_90 (ptx/arch.cuh): launch_dmma_stream_k never starts it
@@ -134,7 +133,7 @@ cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
     if (split == 0) return launch_dmma<Cfg>(p, stream);
 
     void* workspace = nullptr;
-    const size_t flag_bytes = dmma_stream_k_flag_bytes<Cfg>(shares);
+    const size_t flag_bytes = dmma_stream_k_flag_bytes(shares);
     if (allocate_workspace(&workspace, dmma_stream_k_workspace_bytes<Cfg>(shares), stream) != cudaSuccess) {
         cudaGetLastError();  // no memory: whole tiles, which need none
         return launch_dmma<Cfg>(p, stream);
