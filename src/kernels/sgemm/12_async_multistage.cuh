@@ -49,8 +49,10 @@ struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
 // as well, consecutive threads taking consecutive addresses (a warp's copy reads 128 contiguous
 // bytes); otherwise a group of 4 a thread in four 4-byte copies (each warp-wide copy spread over
 // 512 bytes). H100, 4097^3, against groups in the same run: elements for A gained 2-5 points of
-// cuBLAS in NN (64x128: 92.0 -> 96.9%); for B they lost in TT with BN 128 (128x128: 88 -> 81.5%)
-// and won with BN 64 (88 -> 92.5%), so A takes elements and B keeps groups.
+// cuBLAS in NN (64x128: 92.0 -> 96.9%); for B they lost in TT with BN 128 (128x128: 88 -> 81.5%;
+// 64x128: 89.5 -> 88.3%) and won with BN 64 (128x64: 88.8 -> 91.8%, its split-K form 88.9 ->
+// 91.5%, 64x64x8: 84.8 -> 87.5%; NT within -1.2..+2.7, 1000^3 within +-1). So A takes elements,
+// and B takes them when BN is 64 or less.
 // Addresses are computed once; advance() moves to the next slab.
 template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec, bool kElementCopies = false>
 struct AsyncSlabCopy {
@@ -116,7 +118,8 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
 
     const int i0 = blockIdx.x * Cfg::BM, j0 = blockIdx.y * Cfg::BN;
     AsyncSlabCopy<Cfg::BK, Cfg::BM, Cfg::kThreads, !kTransA, kVec, true> copyA(g.A + op_offset<kTransA>(i0, 0, g.lda), g.lda);
-    AsyncSlabCopy<Cfg::BK, Cfg::BN, Cfg::kThreads, kTransB, kVec> copyB(g.B + op_offset<kTransB>(0, j0, g.ldb), g.ldb);
+    AsyncSlabCopy<Cfg::BK, Cfg::BN, Cfg::kThreads, kTransB, kVec, (Cfg::BN <= 64)> copyB(g.B + op_offset<kTransB>(0, j0, g.ldb),
+                                                                                      g.ldb);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
