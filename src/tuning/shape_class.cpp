@@ -22,31 +22,47 @@ std::string size_bucket(int64_t tiles) {
     return "tiles>" + std::to_string(kTileEdges[std::size(kTileEdges) - 1]);
 }
 
-std::string class_key(int64_t tiles, int64_t k, bool aligned) {
-    return size_bucket(tiles) + (k <= kDeepK ? "/k<=" : "/k>") + std::to_string(kDeepK) +
-           (aligned ? "/aligned" : "/unaligned");
+enum class Layout { kAligned, kRagged, kUnaligned };
+
+const char* layout_name(Layout l) {
+    return l == Layout::kAligned ? "aligned" : l == Layout::kRagged ? "ragged" : "unaligned";
+}
+
+Layout layout_of(int64_t m, int64_t n, bool aligned) {
+    if (!aligned) return Layout::kUnaligned;
+    return m % kClassTile == 0 && n % kClassTile == 0 ? Layout::kAligned : Layout::kRagged;
+}
+
+std::string class_key(int64_t m, int64_t n, int64_t k, bool aligned, gemmkit_op transa, gemmkit_op transb) {
+    return size_bucket(output_tiles(m, n)) + (k <= kDeepK ? "/k<=" : "/k>") + std::to_string(kDeepK) + "/" +
+           layout_name(layout_of(m, n, aligned)) + "/" + ops_name(transa, transb);
 }
 
 std::vector<ClassShape> build_class_shapes() {
     std::vector<ClassShape> out;
     for (int64_t side : kClassSides)
         for (int64_t k : kClassDepths)
-            for (bool aligned : {true, false}) {
-                // Odd sizes: lda = m, ldb = k and ldc = m are then not multiples of 4 floats.
-                // One less (not one more) keeps the tile count and the depth bucket: 4095 is
-                // still 32 tiles per side and k = 1023 is still k<=1024. Unaligned classes get a
-                // second representative just past a tile edge, half the side plus one (4097:
-                // 33 tiles a side, the last nearly empty), where the tile shape decides how many
-                // blocks idle in the last wave; 4095 and 4097 preferred different tiles by 10%.
-                const int64_t d = aligned ? 0 : 1;
-                std::vector<int64_t> sides{side - d};
-                if (!aligned) sides.push_back(side / 2 + 1);
-                for (int64_t mn : sides) {
-                    ClassShape s{"", mn, mn, k - d, aligned};
-                    s.shape_class = class_key(output_tiles(s.m, s.n), s.k, aligned);
-                    out.push_back(s);
-                }
-            }
+            for (Layout layout : {Layout::kAligned, Layout::kRagged, Layout::kUnaligned})
+                for (gemmkit_op ta : {GEMMKIT_OP_N, GEMMKIT_OP_T})
+                    for (gemmkit_op tb : {GEMMKIT_OP_N, GEMMKIT_OP_T}) {
+                        // Ragged: 24 less in m, n and k (4072; 1000 for 1024), still multiples
+                        // of 4 floats and in the same buckets. Unaligned: odd sizes, so that no
+                        // leading dimension (m, n or k, whatever the ops) is a multiple of 4
+                        // floats: one less (4095, k = 1023: still in the same buckets) and half
+                        // the side plus one (4097: 33 tiles a side, the last nearly empty), where
+                        // the tile shape decides how many blocks idle in the last wave; 4095 and
+                        // 4097 preferred different tiles by 10%.
+                        std::vector<ClassShape> shapes;
+                        if (layout == Layout::kAligned) shapes = {{"", side, side, k, true, ta, tb}};
+                        if (layout == Layout::kRagged) shapes = {{"", side - 24, side - 24, k - 24, true, ta, tb}};
+                        if (layout == Layout::kUnaligned)
+                            shapes = {{"", side - 1, side - 1, k - 1, false, ta, tb},
+                                      {"", side / 2 + 1, side / 2 + 1, k - 1, false, ta, tb}};
+                        for (ClassShape s : shapes) {
+                            s.shape_class = class_key(s.m, s.n, s.k, s.aligned, ta, tb);
+                            out.push_back(s);
+                        }
+                    }
     return out;
 }
 
@@ -63,7 +79,9 @@ bool aligned_for_class(const Problem& p) {
     return operands_aligned(p, kClassAlignmentBytes);
 }
 
-std::string shape_class(const Problem& p) { return class_key(output_tiles(p.m, p.n), p.k, aligned_for_class(p)); }
+std::string shape_class(const Problem& p) {
+    return class_key(p.m, p.n, p.k, aligned_for_class(p), p.transa, p.transb);
+}
 
 const std::vector<ClassShape>& class_shapes() {
     static const std::vector<ClassShape> kShapes = build_class_shapes();

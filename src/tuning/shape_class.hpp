@@ -1,13 +1,19 @@
 // Shape classes: the key under which `gemmkit tune` records the fastest kernel and `auto`
-// looks it up (tuning_table.hpp). A class is three coarse facts about a problem, written
-// "tiles<=256/k<=1024/aligned":
+// looks it up (tuning_table.hpp). A class is four coarse facts about a problem, written
+// "tiles<=256/k<=1024/aligned/NN":
 //   size       output tiles of 128x128, ceil(m/128) * ceil(n/128), bucketed at 16, 64, 256, 1024:
 //              how many blocks a 128x128 kernel launches, i.e. how well a tile shape fills the SMs
 //   depth      "k<=1024" or "k>1024": how long each block's k loop is against its prologue/epilogue
-//   alignment  "aligned" when A, B and C are 16-byte aligned and lda, ldb, ldc are multiples of
-//              16 bytes (4 floats), so the 128-bit load/store paths are on; else "unaligned"
-// The op combination is not part of the key: the candidates serve every op at full speed, and
-// the tuner measures NN.
+//   layout     "unaligned" unless A, B and C are 16-byte aligned and lda, ldb, ldc are multiples
+//              of 16 bytes (4 floats), which the 128-bit load/store paths need; then "aligned"
+//              when m and n are multiples of 128, else "ragged": edge tiles run the checked
+//              copies, and the tile that wastes least on them wins. (H100, TT: at 1024^3 64x128
+//              beat 128x64 by 4.6%, at 1000^3 lost by 4.8%; NN 2048x2048x1024 ran at 92-95% of
+//              cuBLAS with 256x128x8 or 128x128x16, which reached only 85-90% at 2024x2024x1000.)
+//   ops        op(A) op(B): NN, NT, TN or TT. An operand contiguous along k copies 4 bytes at a
+//              time, one along m or n 16 (or, unaligned, in another pattern), so the winner can
+//              change with the ops: H100, 4097^3, % of cuBLAS: NT 64x128 93.4 against 128x64
+//              86.1; TT 89.5 against 91.8.
 #pragma once
 
 #include <cstdint>
@@ -28,25 +34,27 @@ int64_t output_tiles(int64_t m, int64_t n);
 // A, B, C pointers and lda, ldb, ldc (in bytes of their types) all multiples of 16 bytes.
 bool aligned_for_class(const Problem& p);
 
-// "tiles<=256/k<=1024/aligned" (see the top of this file).
+// "tiles<=256/k<=1024/aligned/NN" (see the top of this file).
 std::string shape_class(const Problem& p);
 
-// One problem the tuner measures for a class: NN, lda = m, ldb = k, ldc = m, buffers from
-// cudaMalloc (so the pointers are aligned). Unaligned classes use odd sizes (one less than the
-// aligned shape's, which keeps them in the same size and depth buckets), so their leading
+// One problem the tuner measures for a class: its ops, leading dimensions as small as they go
+// (lda = rows of A as stored: m for op N, k for op T; likewise ldb; ldc = m), buffers from
+// cudaMalloc (so the pointers are aligned). Unaligned classes use odd sizes, so their leading
 // dimensions are not multiples of 4.
 struct ClassShape {
     std::string shape_class;
     int64_t m, n, k;
-    bool aligned;
+    bool aligned;  // the 16-byte condition above (true for the aligned and ragged layouts)
+    gemmkit_op transa, transb;
 };
 
-// Every class's representatives: 5 sizes x 2 depths x 2 alignments = 20 classes, in class order
-// (size bucket, then depth, then aligned before unaligned; a class's representatives are
-// consecutive). Square m = n of 512, 1024, 2048, 4096, 8192 (16 .. 4096 tiles: each bucket's
-// upper edge), k of 1024 or 4096; unaligned classes also side / 2 + 1 (257 .. 4097), still in
-// the same bucket: 30 shapes. The tuner ranks a class's kernels by their geometric-mean
-// TFLOP/s over its representatives.
+// Every class's representatives: 5 sizes x 2 depths x 3 layouts x 4 op combinations = 120
+// classes, in class order (size bucket, then depth, then aligned, ragged, unaligned, then NN,
+// NT, TN, TT; a class's representatives are consecutive): 160 shapes. Square m = n of 512, 1024,
+// 2048, 4096, 8192 (16 .. 4096 tiles: each bucket's upper edge), k of 1024 or 4096, for aligned
+// classes; 24 less in m, n and k for ragged ones (488 .. 8168, 1000^3 among them); for unaligned
+// ones two: one less (511 .. 8191, k 1023 or 4095) and side / 2 + 1 (257 .. 4097). The tuner
+// ranks a class's kernels over its representatives (ranking.hpp).
 const std::vector<ClassShape>& class_shapes();
 
 }  // namespace gemmkit::tuning

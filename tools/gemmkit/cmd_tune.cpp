@@ -1,9 +1,8 @@
 // gemmkit tune: for each shape class (src/tuning/shape_class.hpp), verify every candidate on the
-// class's representative problem, time the ones that pass against each other (interleaved, L2
-// flushed before every call, cuBLAS alongside for scale), and report the fastest median. With
+// class's representative problems, time the ones that pass against each other and cuBLAS
+// (interleaved, L2 flushed before every call), and rank them (src/tuning/ranking.hpp: by
+// geometric-mean TFLOP/s, unless a candidate's worst ratio to cuBLAS falls off a cliff). With
 // --write FILE the winners become the table `auto` compiles in (src/tuning/sgemm_table.csv).
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "common/check.hpp"
 #include "dispatch.hpp"
 #include "gemmkit_version.hpp"
+#include "tuning/ranking.hpp"
 #include "tuning/shape_class.hpp"
 #include "verify/verify.hpp"
 
@@ -27,8 +27,7 @@ constexpr int kFirstTunedLevel = 11;
 
 struct ClassResult {
     std::string shape_class, shapes;     // shapes: the representatives, "AxBxC+DxExF"
-    std::string winner, runner_up;       // runner_up empty when only one candidate passed
-    double tflops = 0, runner_up_tflops = 0, cublas_tflops = 0;  // geometric means over the shapes
+    tuning::RankedCandidate winner, runner_up;  // runner_up.kernel empty when only one candidate passed
 };
 
 double tflops_of(const tuning::ClassShape& s, double ms) {
@@ -71,11 +70,11 @@ std::string today_utc() {
 }
 
 void print_row(const ClassResult& r) {
-    const double margin = r.runner_up_tflops > 0 ? 100.0 * (r.tflops / r.runner_up_tflops - 1.0) : 0;
-    const double pct_cublas = r.cublas_tflops > 0 ? 100.0 * r.tflops / r.cublas_tflops : 0;
-    std::printf("%-29s %-16s %-32s %8.2f %-32s %7.1f%% %8.1f%%\n", r.shape_class.c_str(), r.shapes.c_str(),
-                r.winner.c_str(), r.tflops,
-                r.runner_up.empty() ? "-" : r.runner_up.c_str(), margin, pct_cublas);
+    const bool second = !r.runner_up.kernel.empty();
+    std::printf("%-32s %-30s %-32s %8.2f %7.1f%% %-32s %8.2f %7.1f%%\n", r.shape_class.c_str(), r.shapes.c_str(),
+                r.winner.kernel.c_str(), r.winner.geomean_tflops, 100.0 * r.winner.worst_ratio,
+                second ? r.runner_up.kernel.c_str() : "-", second ? r.runner_up.geomean_tflops : 0.0,
+                second ? 100.0 * r.runner_up.worst_ratio : 0.0);
     std::fflush(stdout);
 }
 
@@ -88,15 +87,18 @@ void write_table(const std::string& path, const std::vector<ClassResult>& rows, 
          "# (CMake regenerates the compiled-in table from this file). `auto` uses a row's kernel when it is\n"
          "# registered, supports the problem and runs on the device; otherwise the level rule (registry.hpp).\n"
       << "# measured: " << analysis::one_line(d) << "; " << today_utc() << "; commit " << GEMMKIT_GIT_COMMIT
-      << "\n# NN, seed " << o.seed << ", " << o.warmup << " warm-up + up to " << o.iters
+      << "\n# the class's ops, seed " << o.seed << ", " << o.warmup << " warm-up + up to " << o.iters
       << " timed calls per kernel, interleaved, L2 flushed; tflops: the geometric mean over the class's\n"
-         "# shapes (unaligned classes have two) of the median\n"
-      << "class,kernel,tflops,runner_up,runner_up_tflops\n";
+         "# shapes (unaligned classes have two) of the median; worst_pct_cublas: the lowest % of cuBLAS among\n"
+         "# them; ranked by tflops among the kernels whose worst_pct_cublas is within "
+      << tuning::kCliffPoints << " points of the best one (src/tuning/ranking.hpp)\n"
+      << "class,kernel,tflops,worst_pct_cublas,runner_up,runner_up_tflops,runner_up_worst_pct_cublas\n";
     f.setf(std::ios::fixed);
     f.precision(2);
     for (const ClassResult& r : rows)
-        f << r.shape_class << ',' << r.winner << ',' << r.tflops << ',' << r.runner_up << ','
-          << r.runner_up_tflops << '\n';
+        f << r.shape_class << ',' << r.winner.kernel << ',' << r.winner.geomean_tflops << ','
+          << 100.0 * r.winner.worst_ratio << ',' << r.runner_up.kernel << ',' << r.runner_up.geomean_tflops << ','
+          << 100.0 * r.runner_up.worst_ratio << '\n';
     if (!f.flush()) throw std::runtime_error("cannot write " + path);
 }
 
@@ -107,8 +109,8 @@ int cmd_tune(const Options& o) {
     if (!require_device("tune", &dev)) return 1;
     if (!o.shapes.empty() || !o.ops.empty() || !o.csv.empty() || !o.json.empty()) {
         std::fprintf(stderr,
-                     "gemmkit tune: measures its own NN problems per shape class; --mnk, --m/--n/--k, --ops, --csv and "
-                     "--json do not apply (use --write FILE)\n");
+                     "gemmkit tune: measures its own problems per shape class (every op combination is one); --mnk, "
+                     "--m/--n/--k, --ops, --csv and --json do not apply (use --write FILE)\n");
         return 2;
     }
     const std::vector<const KernelInfo*> kernels = candidates(o, dev.sm);
@@ -125,13 +127,13 @@ int cmd_tune(const Options& o) {
     const std::vector<tuning::ClassShape>& classes = tuning::class_shapes();
 
     std::printf("gemmkit tune — %s; commit %s\n", analysis::one_line(dev).c_str(), GEMMKIT_GIT_COMMIT);
-    std::printf("%zu candidates x %zu shapes of the shape classes, NN, seed %llu; each verified first, then %d warm-up + up to %d "
+    std::printf("%zu candidates x %zu shapes of the shape classes, seed %llu; each verified first, then %d warm-up + up to %d "
                 "timed calls per kernel, all candidates and cuBLAS interleaved, L2 flushed before each call\n",
                 kernels.size(), classes.size(), static_cast<unsigned long long>(o.seed), o.warmup, o.iters);
     std::printf("candidates:");
     for (const KernelInfo* k : kernels) std::printf(" %s", k->name);
-    std::printf("\n\n%-29s %-16s %-32s %8s %-32s %8s %9s\n", "class", "shape", "winner", "TFLOP/s", "runner-up",
-                "margin", "%cuBLAS");
+    std::printf("\n\n%-32s %-30s %-32s %8s %8s %-32s %8s %8s\n", "class", "shapes", "winner", "TFLOP/s", "worst%",
+                "runner-up", "TFLOP/s", "worst%");
 
     std::vector<ClassResult> results;
     int failures = 0, unserved = 0;
@@ -150,7 +152,7 @@ int cmd_tune(const Options& o) {
             if (!o.quiet)
                 std::fprintf(stderr, "[%zu/%zu] %s %s: verifying\n", ci + 1, classes.size(), name.c_str(),
                              shape_text(cs).c_str());
-            const verify::Case c = verify::make_case(GEMMKIT_OP_N, GEMMKIT_OP_N, cs.m, cs.n, cs.k, o.seed);
+            const verify::Case c = verify::make_case(cs.transa, cs.transb, cs.m, cs.n, cs.k, o.seed);
             verify::Checker checker(c, blas, stream);
             const Problem& p = checker.problem();
             if (tuning::shape_class(p) != name)
@@ -195,35 +197,29 @@ int cmd_tune(const Options& o) {
         }
         if (passing.empty()) {
             ++unserved;
-            std::printf("%-29s %-16s no candidate passed verification; the class keeps no row\n", name.c_str(),
+            std::printf("%-32s %-30s no candidate passed verification; the class keeps no row\n", name.c_str(),
                         r.shapes.c_str());
             continue;
         }
 
-        // Rank by geometric-mean TFLOP/s over the representatives (each shape weighs the same;
-        // a kernel still passing was timed on every one).
-        auto geomean = [](const std::vector<double>& v) {
-            double log_sum = 0;
-            for (double x : v) log_sum += std::log(std::max(x, 1e-9));
-            return std::exp(log_sum / static_cast<double>(v.size()));
-        };
-        std::vector<std::pair<double, const KernelInfo*>> ranked;
-        for (const KernelInfo* k : passing) ranked.push_back({geomean(tflops[k]), k});
-        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        r.winner = ranked[0].second->name;
-        r.tflops = ranked[0].first;
-        if (ranked.size() > 1) {
-            r.runner_up = ranked[1].second->name;
-            r.runner_up_tflops = ranked[1].first;
-        }
-        r.cublas_tflops = geomean(cublas_tflops);
+        // A kernel still passing was timed on every representative.
+        std::vector<tuning::CandidateTimes> times;
+        for (const KernelInfo* k : passing) times.push_back({k->name, tflops[k]});
+        const std::vector<tuning::RankedCandidate> ranked = tuning::rank_candidates(times, cublas_tflops);
+        r.winner = ranked[0];
+        if (ranked.size() > 1) r.runner_up = ranked[1];
         print_row(r);
+        if (!o.quiet)  // every candidate, so a change of the ranking rule can be judged from the log
+            for (const tuning::RankedCandidate& c : ranked)
+                std::printf("    %-32s %8.2f TFLOP/s, worst %5.1f%% of cuBLAS%s\n", c.kernel.c_str(), c.geomean_tflops,
+                            100.0 * c.worst_ratio, c.off_a_cliff ? ", off a cliff" : "");
         results.push_back(r);
     }
     CUDA_CHECK(cudaStreamDestroy(stream));
 
-    std::printf("\nmargin: how much faster the winner is than the runner-up; %%cuBLAS: the winner against cuBLAS "
-                "SGEMM timed in the same rounds\n");
+    std::printf("\nTFLOP/s: the geometric mean over the class's shapes; worst%%: the lower %% of cuBLAS SGEMM (timed in "
+                "the same rounds) among them; ranked by TFLOP/s among the candidates within %.0f points of the best "
+                "worst%%\n", tuning::kCliffPoints);
     if (!o.write.empty()) {
         write_table(o.write, results, dev, o);
         std::printf("wrote %zu classes to %s; rebuild to compile them into auto's choice\n", results.size(),
