@@ -57,6 +57,9 @@ constexpr ShapeSpec kShapes[] = {
     // step 12 (NN, 256 slabs or more) and the DMMA and TF32 pipelines, then the edge loop for
     // the last slabs, the very last one partial (4100 = 256 * 16 + 4).
     {"260x196x4100", 260, 196, 4100, 0, 0},
+    // One whole slab of 16 in aligned interior tiles: FP32 step 12's whole edge-free loop, whose
+    // prologue reaches the last slab before its refills run past it (they re-read that slab).
+    {"272x256x16", 272, 256, 16, 0, 0},
 };
 
 struct Variant {

@@ -32,11 +32,12 @@ namespace gemmkit::sgemm {
 // 8192^3, -1.6% at 8192x8192x1024, -1.9% at 2048x2048x1024, equal at 4096^3; but BK 8 and
 // 64x64 configurations lost 5-15%, and 4 or more bursts lost everywhere (each burst repeats
 // address arithmetic). Operands along mn (NT, TT) keep one burst: two lost 1-4% there.
-template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_, int kBurstsBN_ = 1>
+template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_, int kBurstsBN_ = 1, bool kWholeLoop_ = false>
 struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
     using Base = TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_>;
     static constexpr int kStages = kStages_;
     static constexpr int kBurstsBN = kBurstsBN_;
+    static constexpr bool kWholeLoop = kWholeLoop_;  // NN with whole slabs: one edge-free loop (async_multistage_tile)
     static_assert(kBurstsBN >= 1 && kBurstsBN <= BK_, "a burst after each of the first k steps at most");
     static_assert(BK_ % 2 == 0, "fragment buffers alternate: each slab starts on buffer 0");
     static constexpr int kSmemBytes = kStages * BK_ * (Base::SA + Base::SB) * 4;
@@ -77,6 +78,8 @@ struct AsyncSlabCopy {
     }
 
     __device__ __forceinline__ void advance(int64_t ld) { base += kMnContiguous ? BK * ld : BK; }
+    // advance() while `more`; else the next copies read this slab again (valid addresses).
+    __device__ __forceinline__ void advance_if(int64_t ld, bool more) { base += more ? (kMnContiguous ? BK * ld : BK) : 0; }
 
     // Copies first .. first + count - 1 of this thread's share of the slab into stage s
     // (constants where the caller's loops unroll).
@@ -145,12 +148,22 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
     // 0.5-4.4 points at 4096^3 and 8192^3, unaligned 4097^3 2.5-5, and split-K's short k ranges
     // (1000^3, 512x512x4096) 3-8; NN with k = 1024 (64 slabs: 62 in the first loop, 2 in the
     // second) lost 6-9 (4096-16384 x 1024: 88.1-90.5% against 96.4-97.2%). So only NN with
-    // 16-byte copies over 256 slabs or more takes it, where it was measured to win.
+    // 16-byte copies takes it, over 256 slabs or more.
+    // Configurations with kWholeLoop run every slab in the first copy when every slab is whole
+    // (k a multiple of BK): the refills past the last slab copy the last slab again (valid
+    // addresses, into a slot no one reads), as a branch around them would split the unrolled
+    // body (it cost 7-8 points). H100, NN, % of cuBLAS in the same run, against the two copies
+    // (or, below 256 slabs, the one loop): 256x128x16_s3/s4 at 2048/4096/8192/16384 x 1024
+    // 89-91 -> 96-97, 95.5 -> 99.6, 97.0 -> 100.1, 97.5 -> 100.3; 4096^3 99.4 -> 99.6, 8192^3
+    // 101.7 -> 100.7; 128x128x16 +0.3-2.5 points. Other ops were mixed (NT +1, TT -6 to -8) and
+    // 64x128's NN lost 1-2 at k = 1024: they do not take it.
     constexpr bool kEdgeFreeLoop = !kTransA && !kTransB && kVec;
     constexpr int kMinEdgeFreeSlabs = 256;
-    const int full_end = kEdgeFreeLoop && inside_mn && slabs >= kMinEdgeFreeSlabs ? g.k / Cfg::BK : 0;
-    // known_full (std::true_type): the caller knows the slab lies below full_end, and the edge
-    // path is compiled out.
+    const bool whole = Cfg::kWholeLoop && kEdgeFreeLoop && inside_mn && g.k % Cfg::BK == 0;
+    const int full_end = kEdgeFreeLoop && inside_mn && (whole || slabs >= kMinEdgeFreeSlabs) ? g.k / Cfg::BK : 0;
+    const int first_end = whole ? slabs : full_end - (S - 1);  // slabs the first copy computes
+    // known_full (std::true_type): the caller knows the slab lies below full_end (or, in a whole
+    // loop, past the last slab), and the edge path is compiled out.
     auto issue_next_slab = [&](int burst, auto known_full) {
         constexpr bool kFull = decltype(known_full)::value;
         if (kFull || issued < slabs) {
@@ -165,8 +178,16 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
                 copyB.template issue<Cfg::SB, true>(b, g.n - j0, g.k - p0, burst * kBurstB, kBurstB);
             }
             if (burst == kBursts - 1) {
-                copyA.advance(g.lda);
-                copyB.advance(g.ldb);
+                if constexpr (Cfg::kWholeLoop && kEdgeFreeLoop) {
+                    // A whole loop's refills past the last slab read the last slab again: the
+                    // copies stop there (from the prologue on, which may reach it first).
+                    const bool more = issued + 1 < slabs;
+                    copyA.advance_if(g.lda, more);
+                    copyB.advance_if(g.ldb, more);
+                } else {
+                    copyA.advance(g.lda);
+                    copyB.advance(g.ldb);
+                }
                 ++issued;
             }
         }
@@ -209,7 +230,7 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
     };
     int t = 0;
     if constexpr (kEdgeFreeLoop)
-        for (; t + S - 1 < full_end; ++t) compute_slab(t, std::true_type{});
+        for (; t < first_end; ++t) compute_slab(t, std::true_type{});
     for (; t < slabs; ++t) compute_slab(t, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (they are all empty by now)
 

@@ -1,6 +1,7 @@
 // Registry rows of step 12: cp.async multi-stage configurations.
-// AsyncCfg<BM, BN, BK, QM, QN, kLanesM, kMinBlocks, kStages, kBurstsBN>: as TunedCfg, plus the
-// ring depth and the copy bursts a slab when B is contiguous along k.
+// AsyncCfg<BM, BN, BK, QM, QN, kLanesM, kMinBlocks, kStages, kBurstsBN, kWholeLoop>: as TunedCfg,
+// plus the ring depth, the copy bursts a slab when B is contiguous along k, and whether NN with
+// whole slabs runs every slab in one edge-free loop (12_async_multistage.cuh).
 #include "kernels/sgemm/12_async_multistage.cuh"
 #include "kernels/sgemm/registry_rows.hpp"
 
@@ -16,13 +17,13 @@ KernelInfo async_row(const char* name, const char* description) {
 }  // namespace
 
 void add_async_kernels(std::vector<KernelInfo>* table) {
-    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 3, 2>>(
+    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 3, 2, true>>(
         "sgemm.12_async_256x128x16_s3", "256x128 tile, BK 16, 16x8 per thread, warps 64x64, 3 stages, op(B) N copies in 2 bursts"));
-    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 4, 2>>(
+    table->push_back(async_row<AsyncCfg<256, 128, 16, 4, 2, 4, 1, 4, 2, true>>(
         "sgemm.12_async_256x128x16_s4", "256x128 tile, BK 16, 16x8 per thread, warps 64x64, 4 stages, op(B) N copies in 2 bursts"));
     table->push_back(async_row<AsyncCfg<256, 128, 8, 4, 2, 4, 1, 3>>(
         "sgemm.12_async_256x128x8_s3", "256x128 tile, BK 8, 16x8 per thread, warps 64x64, 3 stages"));
-    table->push_back(async_row<AsyncCfg<128, 128, 16, 2, 2, 8, 2, 3, 2>>(
+    table->push_back(async_row<AsyncCfg<128, 128, 16, 2, 2, 8, 2, 3, 2, true>>(
         "sgemm.12_async_128x128x16_s3", "128x128 tile, BK 16, 8x8 per thread, warps 64x32, 3 stages, 2 blocks/SM, op(B) N copies in 2 bursts"));
     // Half the 128x128 tile: twice the blocks for small problems (H100, NN / TN, % of cuBLAS:
     // 1024^3 98.5 / 99.9% for 128x64 against 90-92 / 88% for the earlier best, 64x64x8; 1000^3
