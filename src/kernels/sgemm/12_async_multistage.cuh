@@ -13,8 +13,9 @@
 // Preconditions: none for correctness; full speed with 16-byte alignment.
 // Measured (H100, commit 8744580): 4096^3 at 49.5 TFLOP/s, 95.9% of cuBLAS (best configuration: sgemm.12_async_256x128x16_s3).
 // With the edge-free first main loop for NN over 256 slabs or more (commit 948f594, through
-// `auto`): 4096^3 51.0-51.3 TFLOP/s, 99.5-101.1%; 8192^3 52.3-52.4, 101.6-101.9%. Ladder table
-// at commit 3daa2e5: 256x128x16_s3 51.2 TFLOP/s at 4096^3 (99.3%), 48.8 at 8192x8192x1024 (96.9%).
+// `auto`): 4096^3 51.0-51.3 TFLOP/s, 99.5-101.1%; 8192^3 52.3-52.4, 101.6-101.9%. With one
+// edge-free loop for NN with whole slabs (commit 4065a7e, ladder table): 256x128x16_s3 51.4
+// TFLOP/s at 4096^3 (100.1%), 50.5 at 8192x8192x1024 (100.8%; 96.9% before).
 // All sizes: docs/ladder.md.
 #pragma once
 
