@@ -300,6 +300,17 @@ TEST(ParseOptions, TuneReadsWriteAndDefaultsToNoFile) {
     EXPECT_FALSE(parse({"tune", "--write"}).ok);
 }
 
+TEST(ParseOptions, TuneReadsClassesAndDefaultsToAll) {
+    const Parsed r = parse({"tune", "--classes", "*/NN,tiles>1024/*", "--write", "t.csv"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.classes, "*/NN,tiles>1024/*");
+    EXPECT_TRUE(gemmkit::cli::matches_any(r.opt.classes, "tiles<=64/k<=1024/ragged/NN"));
+    EXPECT_TRUE(gemmkit::cli::matches_any(r.opt.classes, "tiles>1024/k>1024/aligned/TT"));
+    EXPECT_FALSE(gemmkit::cli::matches_any(r.opt.classes, "tiles<=64/k<=1024/ragged/NT"));
+    EXPECT_EQ(parse({"tune"}).opt.classes, "*");
+    EXPECT_FALSE(parse({"tune", "--classes"}).ok);
+}
+
 TEST(ParseOptions, OptionsMayComeBeforeTheCommand) {
     const Parsed r = parse({"--iters", "4", "verify"});
     ASSERT_TRUE(r.ok) << r.err;

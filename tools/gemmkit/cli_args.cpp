@@ -190,6 +190,7 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--csv") o.csv = value;
         else if (arg == "--json") o.json = value;
         else if (arg == "--write") o.write = value;
+        else if (arg == "--classes") o.classes = value;
         else if (arg == "--mib") ok = parse_size_list(value, &o.mib, err);
         else if (arg == "--lmn") ok = parse_shapes(value, &o.lmn, err);
         else if (arg == "--versions") o.versions = value;

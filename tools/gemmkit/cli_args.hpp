@@ -54,6 +54,7 @@ struct Options {
     uint64_t seed = 2024;             // --seed
     std::string csv, json;            // --csv F, --json F
     std::string write;                // --write F: tune writes its table there
+    std::string classes = "*";        // --classes GLOB[,GLOB]: the shape classes tune measures
     std::vector<int64_t> mib;         // --mib LIST: bandwidth buffer sizes in MiB (size-list grammar)
     std::vector<Shape> lmn;           // --lmn S[,S]: rowmean-matvec sizes, each LxMxN (m = L, n = M, k = N)
     std::string versions;             // --versions GLOB[,GLOB]: rowmean-matvec versions (cpu, v1..v5)

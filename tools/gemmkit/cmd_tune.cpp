@@ -3,6 +3,7 @@
 // (interleaved, L2 flushed before every call), and rank them (src/tuning/ranking.hpp: by
 // geometric-mean TFLOP/s, unless a candidate's worst ratio to cuBLAS falls off a cliff). With
 // --write FILE the winners become the table `auto` compiles in (src/tuning/sgemm_table.csv).
+// --classes GLOB measures only the classes matching it; --write then keeps FILE's other rows.
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "common/check.hpp"
 #include "dispatch.hpp"
 #include "gemmkit_version.hpp"
+#include "tune_table.hpp"
 #include "tuning/ranking.hpp"
 #include "tuning/shape_class.hpp"
 #include "verify/verify.hpp"
@@ -78,41 +80,86 @@ void print_row(const ClassResult& r) {
     std::fflush(stdout);
 }
 
-void write_table(const std::string& path, const std::vector<ClassResult>& rows, const analysis::DeviceInfo& d,
-                 const Options& o) {
+std::string row_line(const ClassResult& r) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s,%s,%.2f,%.2f,%s,%.2f,%.2f", r.shape_class.c_str(), r.winner.kernel.c_str(),
+                  r.winner.geomean_tflops, 100.0 * r.winner.worst_ratio, r.runner_up.kernel.c_str(),
+                  r.runner_up.geomean_tflops, 100.0 * r.runner_up.worst_ratio);
+    return buf;
+}
+
+// With --classes, the rows of --write's file (if it exists) for the classes this run leaves
+// alone. Read before any measuring, so that a malformed file stops the run at once.
+std::vector<TableRow> rows_to_keep(const Options& o) {
+    std::vector<TableRow> kept;
+    if (o.classes == "*" || o.write.empty()) return kept;
+    std::ifstream old(o.write);
+    if (!old) return kept;  // no file yet: the table gets the measured classes only
+    for (const TableRow& row : read_table_rows(old))
+        if (!matches_any(o.classes, row.shape_class.c_str())) kept.push_back(row);
+    return kept;
+}
+
+// The table's rows: this run's and the kept ones, in class order.
+std::vector<std::string> table_rows(const std::vector<ClassResult>& results, const std::vector<TableRow>& kept) {
+    std::vector<TableRow> fresh;
+    for (const ClassResult& r : results) fresh.push_back({r.shape_class, row_line(r)});
+    std::vector<std::string> order;
+    for (const tuning::ClassShape& s : tuning::class_shapes())
+        if (order.empty() || order.back() != s.shape_class) order.push_back(s.shape_class);
+    return merge_table_rows(kept, fresh, order);
+}
+
+void write_table(const std::string& path, const std::vector<std::string>& rows, size_t kept_from_file,
+                 const analysis::DeviceInfo& d, const Options& o) {
     std::ofstream f(path);
     if (!f) throw std::runtime_error("cannot write " + path);
     f << "# sgemm tuning table: the fastest FP32 kernel per shape class (src/tuning/shape_class.hpp).\n"
          "# Written by `gemmkit tune --write src/tuning/sgemm_table.csv` on the target GPU; then rebuild\n"
          "# (CMake regenerates the compiled-in table from this file). `auto` uses a row's kernel when it is\n"
          "# registered, supports the problem and runs on the device; otherwise the level rule (registry.hpp).\n"
-      << "# measured: " << analysis::one_line(d) << "; " << today_utc() << "; commit " << GEMMKIT_GIT_COMMIT
-      << "\n# the class's ops, seed " << o.seed << ", " << o.warmup << " warm-up + up to " << o.iters
+      << "# measured: " << analysis::one_line(d) << "; " << today_utc() << "; commit " << GEMMKIT_GIT_COMMIT;
+    if (o.classes != "*")
+        f << "\n# classes matching '" << o.classes << "' only; " << kept_from_file
+          << " rows of other classes kept from the file this replaced";
+    f << "\n# the class's ops, seed " << o.seed << ", " << o.warmup << " warm-up + up to " << o.iters
       << " timed calls per kernel, interleaved, L2 flushed; tflops: the geometric mean over the class's\n"
          "# shapes (unaligned classes have two) of the median; worst_pct_cublas: the lowest % of cuBLAS among\n"
          "# them; ranked by tflops among the kernels whose worst_pct_cublas is within "
       << tuning::kCliffPoints << " points of the best one (src/tuning/ranking.hpp)\n"
       << "class,kernel,tflops,worst_pct_cublas,runner_up,runner_up_tflops,runner_up_worst_pct_cublas\n";
-    f.setf(std::ios::fixed);
-    f.precision(2);
-    for (const ClassResult& r : rows)
-        f << r.shape_class << ',' << r.winner.kernel << ',' << r.winner.geomean_tflops << ','
-          << 100.0 * r.winner.worst_ratio << ',' << r.runner_up.kernel << ',' << r.runner_up.geomean_tflops << ','
-          << 100.0 * r.runner_up.worst_ratio << '\n';
+    for (const std::string& row : rows) f << row << '\n';
     if (!f.flush()) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace
 
 int cmd_tune(const Options& o) {
-    analysis::DeviceInfo dev;
-    if (!require_device("tune", &dev)) return 1;
     if (!o.shapes.empty() || !o.ops.empty() || !o.csv.empty() || !o.json.empty()) {
         std::fprintf(stderr,
                      "gemmkit tune: measures its own problems per shape class (every op combination is one); --mnk, "
                      "--m/--n/--k, --ops, --csv and --json do not apply (use --write FILE)\n");
         return 2;
     }
+    size_t selected_shapes = 0;  // representatives of the classes --classes selects
+    for (const tuning::ClassShape& s : tuning::class_shapes())
+        selected_shapes += matches_any(o.classes, s.shape_class.c_str());
+    if (selected_shapes == 0) {
+        std::fprintf(stderr,
+                     "gemmkit tune: --classes '%s' matches no shape class (they look like "
+                     "tiles<=64/k<=1024/ragged/TT; '*/NN' takes the NN ones)\n",
+                     o.classes.c_str());
+        return 2;
+    }
+    std::vector<TableRow> kept;
+    try {
+        kept = rows_to_keep(o);
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "gemmkit tune: --write %s: %s\n", o.write.c_str(), e.what());
+        return 2;
+    }
+    analysis::DeviceInfo dev;
+    if (!require_device("tune", &dev)) return 1;
     const std::vector<const KernelInfo*> kernels = candidates(o, dev.sm);
     if (kernels.empty()) {
         std::fprintf(stderr, "gemmkit tune: no FP32 kernel for sm_%d matches '%s' (gemmkit list shows the names)\n",
@@ -129,7 +176,7 @@ int cmd_tune(const Options& o) {
     std::printf("gemmkit tune — %s; commit %s\n", analysis::one_line(dev).c_str(), GEMMKIT_GIT_COMMIT);
     std::printf("%zu candidates x %zu shapes of the shape classes, seed %llu; each verified first, then %d warm-up + up to %d "
                 "timed calls per kernel, all candidates and cuBLAS interleaved, L2 flushed before each call\n",
-                kernels.size(), classes.size(), static_cast<unsigned long long>(o.seed), o.warmup, o.iters);
+                kernels.size(), selected_shapes, static_cast<unsigned long long>(o.seed), o.warmup, o.iters);
     std::printf("candidates:");
     for (const KernelInfo* k : kernels) std::printf(" %s", k->name);
     std::printf("\n\n%-32s %-30s %-32s %8s %8s %-32s %8s %8s\n", "class", "shapes", "winner", "TFLOP/s", "worst%",
@@ -141,6 +188,7 @@ int cmd_tune(const Options& o) {
     for (size_t first = 0, last = 0; first < classes.size(); first = last) {
         const std::string& name = classes[first].shape_class;
         for (last = first; last < classes.size() && classes[last].shape_class == name; ++last) {}
+        if (!matches_any(o.classes, name.c_str())) continue;
         ClassResult r;
         r.shape_class = name;
         std::vector<const KernelInfo*> passing = kernels;  // those that pass on every representative
@@ -221,9 +269,10 @@ int cmd_tune(const Options& o) {
                 "the same rounds) among them; ranked by TFLOP/s among the candidates within %.0f points of the best "
                 "worst%%\n", tuning::kCliffPoints);
     if (!o.write.empty()) {
-        write_table(o.write, results, dev, o);
-        std::printf("wrote %zu classes to %s; rebuild to compile them into auto's choice\n", results.size(),
-                    o.write.c_str());
+        const std::vector<std::string> rows = table_rows(results, kept);
+        write_table(o.write, rows, kept.size(), dev, o);
+        std::printf("wrote %zu classes to %s (%zu measured now, %zu kept from the file); rebuild to compile them "
+                    "into auto's choice\n", rows.size(), o.write.c_str(), results.size(), kept.size());
     }
     if (failures > 0) std::printf("%d kernel run(s) FAILED verification and were not timed\n", failures);
     if (unserved > 0) std::printf("%d class(es) have no verified kernel and no row\n", unserved);

@@ -34,6 +34,7 @@ const char kUsage[] =
     "  --seed S                random inputs' seed (default 2024)\n"
     "  --csv FILE --json FILE  bench (csv also bandwidth, rowmean-matvec): also write the results there\n"
     "  --write FILE            tune: write the winners as a tuning table; profile: keep ncu's report\n"
+    "  --classes GLOB[,GLOB]   tune: only these shape classes, e.g. '*/NN'; --write keeps FILE's other rows\n"
     "  --mib LIST              bandwidth: buffer sizes in MiB (size-list grammar, e.g. 1:4096:x2)\n"
     "  --lmn S[,S]             rowmean-matvec, profile rowmean.*: sizes LxMxN (default 512x512x1024,1024^3)\n"
     "  --versions GLOB[,GLOB]  rowmean-matvec: which of cpu, v1..v5 (default: all)\n"
