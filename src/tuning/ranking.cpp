@@ -5,13 +5,16 @@
 #include <stdexcept>
 
 namespace gemmkit::tuning {
+namespace {
 
+// The geometric mean of positive values (rank_candidates checks them; never empty there).
 double geometric_mean(const std::vector<double>& values) {
-    if (values.empty()) return 0;
     double log_sum = 0;
     for (double x : values) log_sum += std::log(x);
     return std::exp(log_sum / static_cast<double>(values.size()));
 }
+
+}  // namespace
 
 std::vector<RankedCandidate> rank_candidates(const std::vector<CandidateTimes>& candidates,
                                              const std::vector<double>& cublas_tflops) {

@@ -34,7 +34,4 @@ struct RankedCandidate {
 std::vector<RankedCandidate> rank_candidates(const std::vector<CandidateTimes>& candidates,
                                              const std::vector<double>& cublas_tflops);
 
-// The geometric mean of positive values; 0 for an empty list.
-double geometric_mean(const std::vector<double>& values);
-
 }  // namespace gemmkit::tuning

@@ -53,6 +53,26 @@ constexpr size_t dmma_stream_k_workspace_bytes(int shares) {
            static_cast<size_t>(shares) * Cfg::kThreads * Cfg::MI * Cfg::NI * 4 * sizeof(double);
 }
 
+// How step 08 cuts an m x n x k problem on a GPU of `sm_count` SMs. The launcher and the tests'
+// hook (dmma_stream_k_tiles_of, ladder.cu) both ask this one function.
+struct DmmaStreamKPlan {
+    int tiles_m;    // tiles down a column of tiles
+    int64_t tiles;  // tiles in all
+    int slabs;      // K-slabs a tile
+    int shares;     // blocks of the shares' kernel: as many as the SMs hold at once
+    int split;      // the last tiles shared out along k; 0: step 07 alone
+};
+template <class Cfg>
+DmmaStreamKPlan dmma_stream_k_plan(int64_t m, int64_t n, int64_t k, int sm_count) {
+    DmmaStreamKPlan plan{};
+    plan.tiles_m = static_cast<int>(ceil_div(m, Cfg::BM));
+    plan.tiles = int64_t{plan.tiles_m} * ceil_div(n, Cfg::BN);
+    plan.slabs = static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);
+    plan.shares = sm_count * Cfg::kMinBlocks;
+    plan.split = static_cast<int>(dmma_stream_k_tiles(plan.tiles, plan.shares, plan.slabs));
+    return plan;
+}
+
 // The shares: block c runs its list of pieces (StreamKSplit, with whole tiles none).
 template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
@@ -125,11 +145,8 @@ cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
     if (!sm90_code_loaded<dmma_stream_k_kernel<Cfg, false, false, false>>()) return launch_edge_fast(p, stream);
     DeviceState dev;  // SM count, cached per device
     if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma<Cfg>(p, stream);  // its error then
-    const int shares = dev.sm_count * Cfg::kMinBlocks;
-    const int tiles_m = static_cast<int>(ceil_div(p.m, Cfg::BM));
-    const int64_t tiles = int64_t{tiles_m} * ceil_div(p.n, Cfg::BN);
-    const int slabs = static_cast<int>((p.k + Cfg::BK - 1) / Cfg::BK);
-    const int split = static_cast<int>(dmma_stream_k_tiles(tiles, shares, slabs));
+    const DmmaStreamKPlan plan = dmma_stream_k_plan<Cfg>(p.m, p.n, p.k, dev.sm_count);
+    const int shares = plan.shares, split = plan.split;
     if (split == 0) return launch_dmma<Cfg>(p, stream);
 
     void* workspace = nullptr;
@@ -139,10 +156,10 @@ cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
         return launch_dmma<Cfg>(p, stream);
     }
     cudaError_t err = cudaMemsetAsync(workspace, 0, flag_bytes, stream);
-    const int whole = static_cast<int>(tiles - split);
+    const int whole = static_cast<int>(plan.tiles - split);
     if (err == cudaSuccess && whole > 0) err = launch_dmma_tiles<Cfg>(p, stream, whole);
     if (err == cudaSuccess) {
-        const DmmaStreamKArgs sk = {whole, tiles_m, {split, slabs, split},
+        const DmmaStreamKArgs sk = {whole, plan.tiles_m, {split, plan.slabs, split},
                                     reinterpret_cast<double2*>(static_cast<char*>(workspace) + flag_bytes),
                                     static_cast<int*>(workspace)};
         err = with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {

@@ -74,9 +74,7 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
 }
 
 int64_t dmma_stream_k_tiles_of(int64_t m, int64_t n, int64_t k, int64_t sm_count) {
-    using Cfg = DmmaStreamKCfg;
-    const int64_t tiles = (m + Cfg::BM - 1) / Cfg::BM * ((n + Cfg::BN - 1) / Cfg::BN);
-    return dmma_stream_k_tiles(tiles, sm_count * Cfg::kMinBlocks, (k + Cfg::BK - 1) / Cfg::BK);
+    return dmma_stream_k_plan<DmmaStreamKCfg>(m, n, k, static_cast<int>(sm_count)).split;
 }
 
 }  // namespace gemmkit::dgemm

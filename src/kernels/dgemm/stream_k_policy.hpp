@@ -31,7 +31,8 @@ inline int64_t dmma_stream_k_tiles(int64_t tiles, int64_t blocks, int64_t slabs)
     return share >= kMinDmmaShareSlabs && slabs - share >= kMinDmmaGainSlabs ? rest : 0;
 }
 
-// The same for step 08's own tiles on an m x n x k problem, on a GPU of `sm_count` SMs (ladder.cu).
+// The same for step 08's own tiles on an m x n x k problem, on a GPU of `sm_count` SMs: the
+// launcher's plan (dmma_stream_k_plan, 08_dmma_stream_k.cuh), for the tests.
 int64_t dmma_stream_k_tiles_of(int64_t m, int64_t n, int64_t k, int64_t sm_count);
 
 }  // namespace gemmkit::dgemm
