@@ -43,13 +43,10 @@ struct DmmaStreamKArgs {
     int* ready;                  // [share]: raised once that share's partial is written (zero at launch)
 };
 
-// Workspace bytes for `shares` shares: the flags (rounded up to 256 bytes), then the sums.
-constexpr size_t dmma_stream_k_flag_bytes(int shares) {
-    return (static_cast<size_t>(shares) * sizeof(int) + 255) / 256 * 256;
-}
+// Workspace bytes for `shares` shares: a flag a share (workspace_flag_bytes), then the sums.
 template <class Cfg>
 constexpr size_t dmma_stream_k_workspace_bytes(int shares) {
-    return dmma_stream_k_flag_bytes(shares) +
+    return workspace_flag_bytes(shares) +
            static_cast<size_t>(shares) * Cfg::kThreads * Cfg::MI * Cfg::NI * 4 * sizeof(double);
 }
 
@@ -150,7 +147,7 @@ cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
     if (split == 0) return launch_dmma<Cfg>(p, stream);
 
     void* workspace = nullptr;
-    const size_t flag_bytes = dmma_stream_k_flag_bytes(shares);
+    const size_t flag_bytes = workspace_flag_bytes(shares);
     if (allocate_workspace(&workspace, dmma_stream_k_workspace_bytes<Cfg>(shares), stream) != cudaSuccess) {
         cudaGetLastError();  // no memory: whole tiles, which need none
         return launch_dmma<Cfg>(p, stream);

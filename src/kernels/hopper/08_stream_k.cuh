@@ -37,7 +37,7 @@ struct StreamKArgs {
 // Workspace bytes of a grid of `ctas` CTAs: the flags (rounded up to 256 bytes), then the sums.
 template <class Cfg>
 constexpr size_t stream_k_flag_bytes(int ctas) {
-    return (static_cast<size_t>(ctas) * Cfg::kConsumers * sizeof(int) + 255) / 256 * 256;
+    return workspace_flag_bytes(static_cast<size_t>(ctas) * Cfg::kConsumers);
 }
 template <class Cfg>
 constexpr size_t stream_k_workspace_bytes(int ctas) {
