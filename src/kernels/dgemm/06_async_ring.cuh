@@ -25,6 +25,9 @@
 // step 05 21.0-21.3), 8192^3 22.3-22.8, 4097^3 20.8 (step 05 18.4). 16-k slabs in 4 stages beat
 // 8-k slabs in 6 (22.3 at 4096^3) and 32-k slabs in 3 (23.4). What still limits it: 2 warps a
 // scheduler, each waiting ~1.2 cycles an instruction on fixed DFMA latencies (ncu "wait").
+// The ceiling: a stream of nothing but independent DFMAs keeps the FP64 pipe only 86% busy
+// (28.1-28.9 TFLOP/s at 1.97 GHz, with 1 to 8 warps a scheduler); step 06 keeps it 72% busy.
+// 8x4 thread tiles with 4 warps a scheduler lost 12% (docs/ladder.md).
 #pragma once
 
 #include <cstdint>
