@@ -78,9 +78,11 @@ struct AsyncSlabCopy {
         copy_stride = kLineStep * ld;
     }
 
-    __device__ __forceinline__ void advance(int64_t ld) { base += kMnContiguous ? BK * ld : BK; }
+    // Elements from a copy of one slab to the same copy of the next.
+    __device__ __forceinline__ static int64_t slab_step(int64_t ld) { return kMnContiguous ? BK * ld : BK; }
+    __device__ __forceinline__ void advance(int64_t ld) { base += slab_step(ld); }
     // advance() while `more`; else the next copies read this slab again (valid addresses).
-    __device__ __forceinline__ void advance_if(int64_t ld, bool more) { base += more ? (kMnContiguous ? BK * ld : BK) : 0; }
+    __device__ __forceinline__ void advance_if(int64_t ld, bool more) { base += more ? slab_step(ld) : 0; }
 
     // Copies first .. first + count - 1 of this thread's share of the slab into stage s
     // (constants where the caller's loops unroll).
