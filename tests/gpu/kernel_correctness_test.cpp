@@ -93,7 +93,15 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1790x2900x1000", 1790, 2900, 1000, 0, 0},
     {"1000x1000x2000_off1_ld3", 1000, 1000, 2000, 3, 1},
 };
-bool is_stream_k(const KernelInfo& info) { return std::string(info.name).find("stream_k") != std::string::npos; }
+bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
+// Hopper step 13 runs step 12's schedule under another name.
+bool is_stream_k(const KernelInfo& info) { return name_has(info, "stream_k") || name_has(info, "deferred_epilogue"); }
+
+// Rows that hold a finished tile and store it under the next tile's wgmmas (Hopper step 13) also
+// run a shape with several tiles a CTA, each shorter (3 slabs) than the 4 pieces a held tile is
+// stored in, so a held tile's last piece waits for the end of the next tile. 81 pair-tiles on 66
+// clusters, not split (too few slabs to share).
+constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0}};
 
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
@@ -153,6 +161,11 @@ std::vector<KernelCase> all_cases() {
         if (is_stream_k(info))
             for (const auto& ops : kOps)
                 for (const ShapeSpec& s : kStreamKShapes)
+                    for (const Variant& v : kVariants)
+                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
+        if (name_has(info, "deferred_epilogue"))
+            for (const auto& ops : kOps)
+                for (const ShapeSpec& s : kDeferredShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         // ...and, for FP16/BF16 rows, FP32 C on the subset.

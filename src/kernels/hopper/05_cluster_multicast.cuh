@@ -100,6 +100,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 for (int cta = 0; cta < Cfg::kCluster; ++cta)
                     ptx::mbarrier_arrive_cluster(bars.empty_of(use % kStages), cta);
         };
+        const uint32_t staging = ring + kStages * kStageBytes;  // step 6's
         for (int u = 0; u < work.units(); ++u) {
             const WorkUnit w = work.unit(u);
             const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
@@ -107,15 +108,16 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
             float acc[Cfg::BN / 2] = {};
             for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
                 issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc);
+                // Step 9's epilogue stores the last tile while the tensor cores work on this one.
+                if constexpr (requires { epilogue.under_mma(staging, slice); }) epilogue.under_mma(staging, slice);
                 ptx::wgmma_wait<1>();
                 if (ks > w.k_begin) release(s - 1);
             }
             ptx::wgmma_wait<0>();
             release(s - 1);
-            if (schedule.settle(w, acc, slice, cluster))
-                epilogue.store(acc, ring + kStages * kStageBytes, slice, m0 + 64 * slice, n0);
+            if (schedule.settle(w, acc, slice, cluster)) epilogue.store(acc, staging, slice, m0 + 64 * slice, n0);
         }
-        epilogue.finish();
+        epilogue.finish(staging, slice);
     }
     ptx::cluster_sync();
 }
@@ -128,7 +130,7 @@ struct RegisterEpilogue {
     __device__ void store(const float (&acc)[kAccs], uint32_t /*staging*/, int /*slice*/, int row0, int col0) const {
         store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
     }
-    __device__ void finish() const {}
+    __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
 };
 
 template <class T, class TC, bool kTransA, bool kTransB>

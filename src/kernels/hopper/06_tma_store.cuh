@@ -41,7 +41,7 @@ struct TmaStoreEpilogue {
             store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
     }
     // The block's last stores must be complete before it exits.
-    __device__ void finish() const {
+    __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {
         if (threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
     }
 };

@@ -43,27 +43,34 @@ __device__ __forceinline__ uint32_t staged_byte(int row, int col) {
     return box * kBoxBytes + col * 128 + ((r * kElem / 16) ^ (col % 8)) * 16 + r * kElem % 16;
 }
 
-// Writes piece q (columns q * c_box_cols on) of a warpgroup's accumulators d (wgmma m64nN
-// layout: d[4j + 2h + c] is row 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c), times
-// alpha and rounded to TC, into the staging buffer at `buffer`.
+// Writes the 16-bit values of piece q (columns q * c_box_cols on) of a warpgroup's tile into
+// the staging buffer at `buffer` with stmatrix.trans. pair_of(i) is the i-th pair of the
+// thread's accumulators (wgmma m64nN layout: d[2i], d[2i + 1]) scaled and packed into TC.
+// Fragment f of a stmatrix: rows 8 (f % 2) on of the warp's 16, columns 8 (jj + f / 2) on of
+// the piece. Transposed, lane l gives the address of column l % 8 of fragment l / 8.
+template <class PairOf>
+__device__ __forceinline__ void stmatrix_piece(int q, uint32_t buffer, PairOf pair_of) {
+    constexpr int kCols = c_box_cols(2);
+    const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
+    const int f = lane / 8, row = 16 * warp + 8 * (f % 2);
+#pragma unroll
+    for (int jj = 0; jj < kCols / 8; jj += 2) {
+        uint32_t r[4];
+#pragma unroll
+        for (int g = 0; g < 4; ++g) r[g] = pair_of(2 * (q * kCols / 8 + jj + g / 2) + g % 2);
+        ptx::stmatrix_x4_trans_at(buffer + staged_byte<2>(row, 8 * (jj + f / 2) + lane % 8), r);
+    }
+}
+
+// Writes piece q of a warpgroup's accumulators d (wgmma m64nN layout: d[4j + 2h + c] is row
+// 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c), times alpha and rounded to TC, into
+// the staging buffer at `buffer`.
 template <int N, class TC>
 __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint32_t buffer, float alpha) {
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem);
     const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
     if constexpr (kElem == 2) {
-        // Fragment f of a stmatrix: rows 8 (f % 2) on of the warp's 16, columns 8 (jj + f / 2) on
-        // of the piece. Transposed, lane l gives the address of column l % 8 of fragment l / 8.
-        const int f = lane / 8, row = 16 * warp + 8 * (f % 2);
-#pragma unroll
-        for (int jj = 0; jj < kCols / 8; jj += 2) {
-            uint32_t r[4];
-#pragma unroll
-            for (int g = 0; g < 4; ++g) {
-                const int j = q * kCols / 8 + jj + g / 2, h = g % 2;
-                r[g] = tensor::pack_pair<TC>(alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
-            }
-            ptx::stmatrix_x4_trans_at(buffer + staged_byte<kElem>(row, 8 * (jj + f / 2) + lane % 8), r);
-        }
+        stmatrix_piece(q, buffer, [&](int i) { return tensor::pack_pair<TC>(alpha * d[2 * i], alpha * d[2 * i + 1]); });
     } else {
 #pragma unroll
         for (int jj = 0; jj < kCols / 8; ++jj) {
@@ -80,35 +87,42 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
     }
 }
 
+// Stores piece q of the warpgroup's tile with origin C(row0, col0) through `staging` (this
+// warpgroup's own staging_bytes(), 1024-byte aligned; piece q uses buffer q % 2): stage(buffer)
+// writes the piece there, then thread 0 of the warpgroup has TMA store it. Thread 0 owns the
+// bulk stores: at the block's end it must call bulk_wait<0>().
+template <class TC, class Stage>
+__device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
+                                                int row0, int col0, Stage stage) {
+    constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
+    constexpr int kBoxBytes = kPieceBytes / kBoxes;
+    const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
+    // The piece before last (this buffer's) has been read; the last may still be in flight.
+    if (threadIdx.x % 128 == 0) ptx::bulk_wait_read<kStagingBuffers - 1>();
+    ptx::named_barrier_sync<128>(barrier_id);
+    stage(buffer);
+    ptx::fence_proxy_async_shared();
+    ptx::named_barrier_sync<128>(barrier_id);
+    if (threadIdx.x % 128 == 0) {
+#pragma unroll
+        for (int b = 0; b < kBoxes; ++b) ptx::tma_store_2d(map_c, row0 + b * kRows, col0 + q * kCols, buffer + b * kBoxBytes);
+        ptx::bulk_commit();
+    }
+}
+
 // Stores the accumulators (wgmma m64nN layout) of the warpgroup with tile origin C(row0, col0)
-// through `staging` (this warpgroup's own staging_bytes(), 1024-byte aligned; piece q uses
-// buffer q % 2). Thread 0 of the warpgroup owns the bulk stores: at the block's end it must call
-// bulk_wait<0>().
+// through `staging`, piece by piece (store_piece_tma).
 template <int N, class TC>
 __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2], const CUtensorMap* map_c,
                                                          uint32_t staging, int barrier_id, float alpha, int row0,
                                                          int col0) {
     static_assert(sizeof(TC) == 2 || sizeof(TC) == 4, "16-bit or FP32 C");
-    constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
-    constexpr int kBoxBytes = kPieceBytes / kBoxes;
+    constexpr int kCols = c_box_cols(sizeof(TC));
     static_assert(N / kCols % kStagingBuffers == 0, "each tile starts on buffer 0");
-    const int t = threadIdx.x % 128;
 #pragma unroll
-    for (int q = 0; q < N / kCols; ++q) {
-        const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
-        // The piece before last (this buffer's) has been read; the last may still be in flight.
-        if (t == 0) ptx::bulk_wait_read<kStagingBuffers - 1>();
-        ptx::named_barrier_sync<128>(barrier_id);
-        stage_piece<N, TC>(d, q, buffer, alpha);
-        ptx::fence_proxy_async_shared();
-        ptx::named_barrier_sync<128>(barrier_id);
-        if (t == 0) {
-#pragma unroll
-            for (int b = 0; b < kBoxes; ++b)
-                ptx::tma_store_2d(map_c, row0 + b * kRows, col0 + q * kCols, buffer + b * kBoxBytes);
-            ptx::bulk_commit();
-        }
-    }
+    for (int q = 0; q < N / kCols; ++q)
+        store_piece_tma<TC>(map_c, staging, barrier_id, q, row0, col0,
+                            [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); });
 }
 
 }  // namespace gemmkit::hopper

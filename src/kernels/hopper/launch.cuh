@@ -173,7 +173,10 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
             tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                                  c_box_cols(sizeof(TC))) == cudaSuccess;
         if constexpr (is_stream_k_step<Step>()) {
-            constexpr auto whole = Step::Whole::template kernel<T, TC, kTransA, kTransB>();
+            auto whole = Step::Whole::template kernel<T, TC, kTransA, kTransB>();
+            if constexpr (requires { typename Step::OneRound; })  // step 9
+                if (pair_tiles<Cfg>(p.m, p.n) * Cfg::kCluster <= grid.x)
+                    whole = Step::OneRound::template kernel<T, TC, kTransA, kTransB>();
             return launch_stream_k<Cfg>(kernel, whole, grid, smem, p, stream, map_a, map_b, map_c, out);
         }
         else
@@ -184,7 +187,8 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
 }
 
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned, `kernel<T, TC, kTransA, kTransB>`
-// and, for step 8, kStreamK and Whole, the step it runs where nothing is split) on p.
+// and, for steps 8 and 9, kStreamK and Whole, the step it runs where nothing is split, and for
+// step 9 OneRound, what runs where the grid holds every tile at once) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
     if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);

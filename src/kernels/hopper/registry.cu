@@ -1,9 +1,9 @@
-// Registry rows of the Hopper steps (levels 6-12 of the f16 and bf16 families, 7-8 of tf32):
+// Registry rows of the Hopper steps (levels 6-13 of the f16 and bf16 families, 7-8 of tf32):
 // wgmma + TMA.
 #include <map>
 #include <mutex>
 
-#include "kernels/hopper/08_stream_k.cuh"
+#include "kernels/hopper/09_deferred_epilogue.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/06_tf32.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -38,6 +38,16 @@ struct StreamKStep : TmaStoreStep {  // step 6 with step 8's schedule
     using Whole = TmaStoreStep;  // what runs where nothing is split
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB>; }
+};
+struct DeferredWholeStep : TmaStoreStep {  // step 9 where nothing is split
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &deferred_epilogue_kernel<T, TC, kTransA, kTransB>; }
+};
+struct DeferredEpilogueStep : StreamKStep {  // step 9: step 8 with the epilogue under the wgmmas
+    using Whole = DeferredWholeStep;
+    using OneRound = TmaStoreStep;  // every tile in the first round: nothing to hide an epilogue under
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &deferred_stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
 struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a step
     using Cfg = Tf32Cfg;
@@ -117,6 +127,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                            "epilogue through swizzled shared memory and TMA stores (beta 0)");
     add_step<StreamKStep>(table, "f16.12_stream_k", "bf16.12_stream_k", 12,
                           "stream-K: the last round of tiles shared out along k; partial sums through L2");
+    add_step<DeferredEpilogueStep>(table, "f16.13_deferred_epilogue", "bf16.13_deferred_epilogue", 13,
+                                   "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
                       "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates inputs",
                       "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "

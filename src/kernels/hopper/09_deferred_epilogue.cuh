@@ -1,0 +1,103 @@
+// Hopper step 9 (level 13 of the f16 and bf16 families): the epilogue under the next tile's
+// wgmmas.
+//
+// What changed since step 8 (and step 6, whose epilogue it replaces): in step 6, once a tile's last wgmma is done, both consumer warpgroups
+// stage it into shared memory and hand it to TMA before they start the next tile: ~1.2 us a
+// tile with the tensor cores idle (measured on the H100, docs/ladder.md), 3% at 4096^3. Here a
+// warpgroup only scales its tile and rounds it to C's 16-bit type, packing two values a
+// register (64 registers, next to the 128 accumulators), and starts the next tile at once. The
+// held tile is then staged and stored one 64 x 64 piece a slab, right after that slab's wgmmas
+// are issued, while the tensor cores run them. Whatever is left of it when the next tile ends
+// (a tile of fewer slabs than pieces) is stored then; the last tile, at the end.
+// FP32 C (no room for a second tile of 32-bit values) and C that TMA cannot store take step
+// 6's epilogues unchanged. The schedule is step 8's: stream-K where the last round is at least
+// half idle, whole tiles elsewhere; where the grid holds every tile at once there is no next
+// tile to hide an epilogue under, and step 6's kernel runs (the launcher decides).
+// Preconditions: as step 6.
+#pragma once
+
+#include "kernels/hopper/06_tma_store.cuh"
+#include "kernels/hopper/08_stream_k.cuh"
+
+namespace gemmkit::hopper {
+
+// A warpgroup's tile of kAccs accumulators a thread (64 x 2 kAccs), held packed until stored.
+template <class TC, int kAccs>
+struct DeferredTmaStoreEpilogue {
+    static constexpr bool kPacks = sizeof(TC) == 2;  // FP32 C is stored at once (step 6)
+    static constexpr int kPieces = 2 * kAccs / c_box_cols(2);
+    const OutputArgs<TC>& out;
+    const CUtensorMap* map_c;
+    uint32_t packed[kAccs / 2];  // pairs of scaled values of the held tile, as TC
+    int row0 = 0, col0 = 0;
+    int next = kPieces;  // the held tile's next piece to store; kPieces: none held
+
+    // Stores the held tile's next piece, if any is left.
+    __device__ void store_next_piece(uint32_t staging, int slice) {
+#pragma unroll
+        for (int q = 0; q < kPieces; ++q)  // q known at compile time: packed[] stays in registers
+            if (q == next)
+                store_piece_tma<TC>(map_c, staging + slice * staging_bytes(), 1 + slice, q, row0, col0,
+                                    [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); });
+        next = next < kPieces ? next + 1 : kPieces;
+    }
+    __device__ void flush(uint32_t staging, int slice) {
+        while (next < kPieces) store_next_piece(staging, slice);
+    }
+
+    // After each slab's wgmmas are issued.
+    __device__ void under_mma(uint32_t staging, int slice) {
+        if constexpr (kPacks) store_next_piece(staging, slice);
+    }
+
+    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int r0, int c0) {
+        if (!out.tma_store) {
+            store_warpgroup_tile<2 * kAccs>(acc, out, r0, c0);
+        } else if constexpr (!kPacks) {
+            store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice,
+                                                    out.alpha, r0, c0);
+        } else {
+            flush(staging, slice);
+#pragma unroll
+            for (int i = 0; i < kAccs / 2; ++i)
+                packed[i] = tensor::pack_pair<TC>(out.alpha * acc[2 * i], out.alpha * acc[2 * i + 1]);
+            row0 = r0, col0 = c0, next = 0;
+        }
+    }
+
+    // The block's last tile, and its stores complete, before it exits.
+    __device__ void finish(uint32_t staging, int slice) {
+        if constexpr (kPacks) flush(staging, slice);
+        if (threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
+    }
+};
+
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+    deferred_epilogue_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                             const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
+#if GEMMKIT_HOPPER_CODE
+    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(
+        &map_a, &map_b, out, DeferredTmaStoreEpilogue<TC, TmaStoreCfg::BN / 2>{out, &map_c},
+        whole_tiles<TmaStoreCfg>(out));
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
+}
+
+// The same with step 8's schedule.
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+    deferred_stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                             const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out,
+                             const __grid_constant__ StreamKArgs sk) {
+#if GEMMKIT_HOPPER_CODE
+    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(
+        &map_a, &map_b, out, DeferredTmaStoreEpilogue<TC, TmaStoreCfg::BN / 2>{out, &map_c},
+        StreamKSchedule<TmaStoreCfg>{sk});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
+}
+
+}  // namespace gemmkit::hopper
