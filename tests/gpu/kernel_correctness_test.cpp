@@ -81,17 +81,17 @@ constexpr const char* kFloatOutputShapes[] = {"7x7x7", "129x127x65_off3_ld5", "2
 constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 
 // Stream-K rows (Hopper step 8, FP64 step 08) also run shapes whose tiles their schedule cuts
-// along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x2000
-// has 16 pair-tiles of 32 slabs, each cut into 4 or 5 pieces, some in the middle of a tile;
-// 1790x2900x1000 has 84 pair-tiles, 66 run whole and the 18 of the last round cut into 4 or 5
-// pieces of 16 slabs (32 for TF32), with edge tiles in m, n and k. FP64: 64 tiles of 125 slabs
-// cut into 2-3 pieces of ~60, and 322 tiles, 264 whole and 58 cut into 2-3 pieces of ~28 slabs.
-// The odd leading dimension and offset take the copies of unaligned operands (Hopper: the
-// padded workspace; FP64: 8-byte cp.async).
+// along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x4000
+// has 16 pair-tiles of 63 slabs (125 for TF32), each shared out over all 66 clusters in 4 or 5
+// pieces, some in the middle of a tile; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
+// 18 of the last round cut into 4 or 5 pieces of ~13 slabs (~26 for TF32), with edge tiles in
+// m, n and k. FP64: 64 tiles of 250 slabs cut into 2-3 pieces of ~121, and 322 tiles, 264 whole
+// and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
+// of unaligned operands (Hopper: the padded workspace; FP64: 8-byte cp.async).
 constexpr ShapeSpec kStreamKShapes[] = {
-    {"1000x1000x2000", 1000, 1000, 2000, 0, 0},
-    {"1790x2900x1000", 1790, 2900, 1000, 0, 0},
-    {"1000x1000x2000_off1_ld3", 1000, 1000, 2000, 3, 1},
+    {"1000x1000x4000", 1000, 1000, 4000, 0, 0},  // fewer tiles than clusters: every tile cut
+    {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
+    {"1000x1000x4000_off1_ld3", 1000, 1000, 4000, 3, 1},
 };
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper step 13 runs step 12's schedule under another name.
@@ -200,7 +200,8 @@ TEST_P(KernelCorrectness, MatchesReference) {
 }
 
 // The stream-K shapes above are meant to exercise the cut tiles: check that the schedule cuts
-// them on this device (with one cluster of 2 per 2 SMs, which the 132-SM H100 resides).
+// them on this device. The Hopper launchers plan on every cluster that fits the GPU, one
+// cluster of 2 per 2 SMs on the 132-SM H100 (launch_stream_k), whatever the pair-tiles' count.
 TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     DeviceState dev;
     ASSERT_EQ(current_device(&dev), GEMMKIT_SUCCESS);

@@ -16,7 +16,7 @@ using gemmkit::hopper::StreamKSplit;
 using gemmkit::hopper::stream_k_pairs;
 using gemmkit::hopper::WorkUnit;
 
-TEST(StreamK, SplitsTheLastRoundOnlyWhenAtLeastHalfOfItIsIdle) {
+TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(289, 66, 65), 25);    // 4097^3 BF16: 17 x 17 pair-tiles, 25 in the last round
     EXPECT_EQ(stream_k_pairs(289, 66, 64), 25);    // 4352 x 4352 x 4096
     EXPECT_EQ(stream_k_pairs(256, 66, 64), 0);     // 4096^3: 58 of 66 clusters busy in the last round
@@ -28,6 +28,14 @@ TEST(StreamK, SplitsTheLastRoundOnlyWhenAtLeastHalfOfItIsIdle) {
     EXPECT_EQ(stream_k_pairs(64, 66, 32), 0);      // 2048^3: one round, 2 of 66 idle
     EXPECT_EQ(stream_k_pairs(16, 66, 16), 0);      // 1024^3: shares of 3.9 slabs
     EXPECT_EQ(stream_k_pairs(16, 66, 64), 16);     // 1024 x 1024 x 4096: 15.5 slabs a share
+    // Fewer pair-tiles than clusters: all of them, where the slabs saved outweigh the cost.
+    EXPECT_EQ(stream_k_pairs(16, 66, 32), 0);      // 1000 x 1000 x 2000, 16-bit: 10% slower split
+    EXPECT_EQ(stream_k_pairs(16, 66, 63), 16);     // the same in TF32 (slabs of 32): 1.3x faster
+    EXPECT_EQ(stream_k_pairs(4, 66, 128), 4);      // 512 x 512 x 8192: ~16 pieces a tile, 1.6x faster
+    EXPECT_EQ(stream_k_pairs(1, 66, 64), 0);       // one tile: shares under a slab
+    // A short tile is not split even where the last round is mostly idle.
+    EXPECT_EQ(stream_k_pairs(84, 66, 16), 0);      // 1790 x 2900 x 1000: 18 busy, saves 11.6 slabs
+    EXPECT_EQ(stream_k_pairs(84, 66, 47), 18);     // 1790 x 2900 x 3000: saves 34
     EXPECT_EQ(stream_k_pairs(0, 66, 64), 0);
     // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs one).
     for (int64_t pairs = 1; pairs <= 300; ++pairs)

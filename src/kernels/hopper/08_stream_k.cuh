@@ -11,9 +11,12 @@
 //    (64 KiB a warpgroup, stored with .cg: they are read once, from L2) and raises a flag;
 //  - a tile's last piece waits for the flags of the tile's earlier pieces, adds their sums in a
 //    fixed order, and writes C through step 6's epilogue.
-// Splitting costs more than it looks (the partial sums' round trip, a second prologue and
-// epilogue a tile), so it is done only where the last round is at least half idle; elsewhere
-// step 6's (or 7's) kernel runs. What it measured is in docs/ladder.md.
+// With fewer pair-tiles than clusters, the "last round" is every tile, shared out over all the
+// clusters (the whole-tile grid would leave the others idle). Splitting costs more than it
+// looks (the partial sums' round trip, a second prologue and epilogue a piece), so it is done
+// only where the last round is at least half idle and the slabs it saves outweigh a fitted
+// cost (stream_k_pairs); elsewhere step 6's (or 7's) kernel runs, on no more clusters than
+// pair-tiles. What it measured is in docs/ladder.md.
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
 // library's pool) is allocated and its flags zeroed on the stream before each launch; without
 // the memory the kernel runs whole tiles.
@@ -115,13 +118,17 @@ __global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(
 #endif
 }
 
-// Launches a step-8 kernel on a grid of whole clusters: plans the split, and where there is one,
-// takes its workspace from the pool and zeroes its flags first, all on `stream`. Where nothing is
-// split (or there is no memory for the workspace) it launches `whole`, the step it builds on.
+// Launches a step-8 kernel on up to `max_clusters` clusters: plans the split, and where there is
+// one, takes its workspace from the pool and zeroes its flags first, all on `stream`. Where
+// nothing is split (or there is no memory for the workspace) it launches `whole`, the step it
+// builds on, on `whole_grid` (no more clusters than pair-tiles). With fewer pair-tiles than
+// clusters, the split shares every tile out over all of them (1024x1024x4096: 16 pair-tiles on
+// 66 clusters, instead of 16 clusters and 50 idle; stream_k_pairs says where that pays).
 template <class Cfg, class Kernel, class WholeKernel, class... MapsAndOut>
-cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, dim3 grid, int smem_bytes, const Problem& p,
-                            cudaStream_t stream, MapsAndOut... maps_and_out) {
-    const int ctas = static_cast<int>(grid.x), clusters = ctas / Cfg::kCluster;
+cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, dim3 whole_grid, int max_clusters, int smem_bytes,
+                            const Problem& p, cudaStream_t stream, MapsAndOut... maps_and_out) {
+    const int clusters = max_clusters, ctas = clusters * Cfg::kCluster;
+    const dim3 grid(static_cast<unsigned>(ctas));
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
     const int slabs = slab_count<Cfg>(p.k);
     StreamKArgs sk = {{static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs))},
@@ -138,7 +145,8 @@ cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, dim3 grid, int sme
         cudaFreeAsync(workspace, stream);
         workspace = nullptr;
     }
-    if (workspace == nullptr) return launch_with_smem(whole, grid, Cfg::kThreads, smem_bytes, stream, maps_and_out...);
+    if (workspace == nullptr)
+        return launch_with_smem(whole, whole_grid, Cfg::kThreads, smem_bytes, stream, maps_and_out...);
     sk.ready = static_cast<int*>(workspace);
     sk.partials = reinterpret_cast<float4*>(static_cast<char*>(workspace) + flag_bytes);
     const cudaError_t err = launch_with_smem(kernel, grid, Cfg::kThreads, smem_bytes, stream, maps_and_out..., sk);

@@ -81,12 +81,15 @@ inline int max_active_clusters(const void* kernel, int threads, int smem_bytes, 
 
 template <class Cfg>
 struct ClusterGrid {
-    static dim3 grid(const Problem& p, const void* kernel, int smem_bytes) {
-        const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
-        int64_t clusters = sm_count_or(132) / Cfg::kCluster;
+    // The clusters that fit the GPU at once: one CTA an SM, as many as can be co-resident.
+    static int clusters(const void* kernel, int smem_bytes) {
+        int clusters = sm_count_or(132) / Cfg::kCluster;
         const int fit = max_active_clusters(kernel, Cfg::kThreads, smem_bytes, clusters * Cfg::kCluster);
-        if (fit > 0 && fit < clusters) clusters = fit;
-        return dim3(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
+        return fit > 0 && fit < clusters ? fit : clusters;
+    }
+    static dim3 grid(const Problem& p, const void* kernel, int smem_bytes) {
+        const int64_t pairs = pair_tiles<Cfg>(p.m, p.n), fit = clusters(kernel, smem_bytes);
+        return dim3(static_cast<unsigned>((pairs < fit ? pairs : fit) * Cfg::kCluster));
     }
 };
 
@@ -177,7 +180,8 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
             if constexpr (requires { typename Step::OneRound; })  // step 9
                 if (pair_tiles<Cfg>(p.m, p.n) * Cfg::kCluster <= grid.x)
                     whole = Step::OneRound::template kernel<T, TC, kTransA, kTransB>();
-            return launch_stream_k<Cfg>(kernel, whole, grid, smem, p, stream, map_a, map_b, map_c, out);
+            const int clusters = Step::clusters(reinterpret_cast<const void*>(kernel), smem);
+            return launch_stream_k<Cfg>(kernel, whole, grid, clusters, smem, p, stream, map_a, map_b, map_c, out);
         }
         else
             return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);

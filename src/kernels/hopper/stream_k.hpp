@@ -24,19 +24,29 @@
 namespace gemmkit::hopper {
 
 // How many of `pairs` pair-tiles (the last ones) to split along k on `clusters` clusters, with
-// `slabs` slabs a tile; 0 for none. A split costs a round trip of FP32 partial sums through L2
-// (128 KiB a CTA, written by one piece and read by the next: on the H100 worth several slabs of
-// math each way) and a second prologue and epilogue for the tile, so it is done only where it
-// buys back much idle machine: a last round at least half idle, with shares of at least
-// kMinShareSlabs slabs. Measured on the H100 (BF16): splitting the last round at 4096^3 (58 of 66
-// clusters busy, 8 slabs a cluster to gain) made the kernel 3% slower than whole tiles, and
-// splitting it together with one more round 6% slower.
+// `slabs` slabs a tile; 0 for none. Where there are fewer pair-tiles than clusters, that is all
+// of them, shared out over every cluster. A split costs a round trip of FP32 partial sums
+// through L2 (128 KiB a CTA, written by one piece and added by the tile's last) and a second
+// prologue and epilogue a piece, so it is done only where it buys back much idle machine:
+//  - a last round at least half idle: splitting it at 4096^3 (58 of 66 clusters busy, 8 slabs a
+//    cluster to gain) made the kernel 3% slower than whole tiles on the H100 (BF16), and
+//    splitting one more round as well 6% slower;
+//  - shares of at least kMinShareSlabs slabs (the schedule needs one);
+//  - more slabs saved a cluster than the split costs, by a cost fitted to H100 runs where every
+//    tile was split over 66 clusters (docs/ladder.md): ~15 slabs' time, plus ~3.4 for each piece
+//    a tile is cut into. 1000 x 1000 x 2000 (16 pair-tiles of 32 slabs, ~4 pieces each) saves
+//    24 slabs a cluster, costs ~29, and ran 10% slower split; with TF32's 63 slabs it saves 48
+//    and ran 1.3x faster; 512 x 512 x 8192 (4 tiles of 128 slabs, ~16 pieces each) saves 120,
+//    costs ~71, and ran 1.6x faster.
 inline constexpr int kMinShareSlabs = 4;
+inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4;
 inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs) {
     if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
     const int64_t rest = pairs % clusters;
-    if (rest == 0 || 2 * rest > clusters) return 0;
-    return rest * slabs < kMinShareSlabs * clusters ? 0 : rest;
+    if (rest == 0 || 2 * rest > clusters || rest * slabs < kMinShareSlabs * clusters) return 0;
+    const double share = static_cast<double>(rest * slabs) / clusters;  // slabs a cluster, split
+    const double pieces = static_cast<double>(clusters) / rest;        // a split tile's, about
+    return slabs - share > kSplitCostSlabs + kPieceCostSlabs * pieces ? rest : 0;
 }
 
 // The schedule: the last `split_pairs` pair-tiles are shared out along k, the others run whole.
