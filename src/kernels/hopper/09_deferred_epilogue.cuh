@@ -53,19 +53,19 @@ struct DeferredTmaStoreEpilogue {
         if constexpr (kPacks) store_next_piece(staging, slice);
     }
 
+    // 16-bit C that TMA stores is held; anything else is stored now, as step 6 does.
     __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int r0, int c0) {
-        if (!out.tma_store) {
-            store_warpgroup_tile<2 * kAccs>(acc, out, r0, c0);
-        } else if constexpr (!kPacks) {
-            store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice,
-                                                    out.alpha, r0, c0);
-        } else {
-            flush(staging, slice);
+        if constexpr (kPacks) {
+            if (out.tma_store) {
+                flush(staging, slice);
 #pragma unroll
-            for (int i = 0; i < kAccs / 2; ++i)
-                packed[i] = tensor::pack_pair<TC>(out.alpha * acc[2 * i], out.alpha * acc[2 * i + 1]);
-            row0 = r0, col0 = c0, next = 0;
+                for (int i = 0; i < kAccs / 2; ++i)
+                    packed[i] = tensor::pack_pair<TC>(out.alpha * acc[2 * i], out.alpha * acc[2 * i + 1]);
+                row0 = r0, col0 = c0, next = 0;
+                return;
+            }
         }
+        TmaStoreEpilogue<TC>{out, map_c}.store(acc, staging, slice, r0, c0);
     }
 
     // The block's last tile, and its stores complete, before it exits.
