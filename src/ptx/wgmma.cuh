@@ -99,19 +99,22 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
 // A from shared memory (desc_a), or from registers: a[i] = A(16w + l/4 + 8 (i % 2), l % 4 + 4 (i / 2))
 // for thread l of warp w, the A fragment of mma.sync m16n8k8 one 16-row slice per warp
 // ("Register Fragments and Shared Memory Matrix Layouts", matrix A, .tf32).
-__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
-    asm volatile("{\n.reg .pred acc;\nsetp.eq.u32 acc, 1, 1;\n"  // d += a * b (scale-d is a predicate)
+// d = a * b + (accumulate ? d : 0), as wgmma_m64k16 (scale-d is a predicate).
+__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
+                                                     bool accumulate) {
+    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GK_WGMMA_D128 "}, %128, %129, acc, 1, 1;\n}\n"
                  : GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64)
-                 : "l"(desc_a), "l"(desc_b));
+                 : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)));
 }
 
-__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b) {
-    asm volatile("{\n.reg .pred acc;\nsetp.eq.u32 acc, 1, 1;\n"
+__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b,
+                                                     bool accumulate) {
+    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, %133, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GK_WGMMA_D128
                  "}, {%128, %129, %130, %131}, %132, acc, 1, 1;\n}\n"
                  : GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<int>(accumulate)));
 }
 
 #undef GK_WGMMA_16BIT

@@ -28,18 +28,20 @@ struct WgmmaTmaCfg {
 
 // Issues, as one committed group, the wgmmas that multiply the 64-row slice `slice` of the A
 // slab at shared address a by the whole B slab at b (BK / 16 steps of m64nNk16), accumulating
-// into acc. They run asynchronously: the slabs are in use until ptx::wgmma_wait says done.
-// (FP32 inputs: TF32 wgmmas, tf32_mma.cuh.)
+// into acc (or, with accumulate false, overwriting it: a tile's first slab). They run
+// asynchronously: the slabs are in use until ptx::wgmma_wait says done. (FP32 inputs: TF32
+// wgmmas, tf32_mma.cuh.)
 template <class T, class SlabA, class SlabB>
-__device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice) {
+__device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice,
+                                         bool accumulate = true) {
     if constexpr (std::is_same_v<T, float>) {
-        mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice);
+        mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice, accumulate);
     } else {
         ptx::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < SlabA::BK; kk += 16)
             ptx::wgmma_m64k16<SlabB::MN, T, !SlabA::kKMajor, !SlabB::kKMajor>(
-                acc, SlabA::descriptor(a, 64 * slice, kk), SlabB::descriptor(b, 0, kk), true);
+                acc, SlabA::descriptor(a, 64 * slice, kk), SlabB::descriptor(b, 0, kk), accumulate || kk > 0);
         ptx::wgmma_commit();
     }
 }

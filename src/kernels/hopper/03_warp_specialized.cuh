@@ -61,12 +61,12 @@ __device__ __forceinline__ void produce_slab(const RingBarriers& bars, uint32_t 
 // whole B slab. They run asynchronously: the stage is in use until ptx::wgmma_wait says done.
 template <class T, class SlabA, class SlabB, int kStages>
 __device__ __forceinline__ void issue_slab_mma(const RingBarriers& bars, uint32_t ring, int s, int slice,
-                                               float (&acc)[SlabB::MN / 2]) {
+                                               float (&acc)[SlabB::MN / 2], bool accumulate = true) {
     constexpr int kStageBytes = SlabA::kBytes + SlabB::kBytes;
     const int st = s % kStages;
     ptx::mbarrier_wait(bars.full_of(st), s / kStages % 2);
     const uint32_t a = ring + st * kStageBytes;
-    mma_slab<T, SlabA, SlabB>(acc, a, a + SlabA::kBytes, slice);
+    mma_slab<T, SlabA, SlabB>(acc, a, a + SlabA::kBytes, slice, accumulate);
 }
 
 // Tells the producer that this warp has finished reading the stage of use `s`.

@@ -101,13 +101,15 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                     ptx::mbarrier_arrive_cluster(bars.empty_of(use % kStages), cta);
         };
         const uint32_t staging = ring + kStages * kStageBytes;  // step 6's
+        // Each unit's first wgmma overwrites the accumulators (scale-d = 0), so they are not
+        // zeroed between tiles: 64 instructions a thread less while the tensor cores wait.
+        float acc[Cfg::BN / 2] = {};
         for (int u = 0; u < work.units(); ++u) {
             const WorkUnit w = work.unit(u);
             const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
             const int m0 = (pair.x * Cfg::kCluster + static_cast<int>(rank)) * Cfg::BM, n0 = pair.y * Cfg::BN;
-            float acc[Cfg::BN / 2] = {};
             for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
-                issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc);
+                issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc, ks > w.k_begin);
                 // Step 9's epilogue stores the last tile while the tensor cores work on this one.
                 if constexpr (requires { epilogue.under_mma(staging, slice); }) epilogue.under_mma(staging, slice);
                 ptx::wgmma_wait<1>();

@@ -58,9 +58,16 @@ struct DeferredTmaStoreEpilogue {
         if constexpr (kPacks) {
             if (out.tma_store) {
                 flush(staging, slice);
+                auto pack = [&](auto scaled) {
 #pragma unroll
-                for (int i = 0; i < kAccs / 2; ++i)
-                    packed[i] = tensor::pack_pair<TC>(out.alpha * acc[2 * i], out.alpha * acc[2 * i + 1]);
+                    for (int i = 0; i < kAccs / 2; ++i)
+                        packed[i] = tensor::pack_pair<TC>(scaled(acc[2 * i]), scaled(acc[2 * i + 1]));
+                };
+                // x * 1 is x: alpha = 1 skips 128 multiplies a thread, with the same bits.
+                if (out.alpha == 1.0f)
+                    pack([](float x) { return x; });
+                else
+                    pack([&](float x) { return out.alpha * x; });
                 row0 = r0, col0 = c0, next = 0;
                 return;
             }

@@ -27,14 +27,16 @@ __device__ __forceinline__ void load_a_fragment_tf32(uint32_t (&frag)[4], uint32
 
 // The TF32 counterpart of mma_slab (01_wgmma_tma.cuh): one committed group of BK / 8 wgmmas.
 template <class SlabA, class SlabB>
-__device__ __forceinline__ void mma_slab_tf32(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice) {
+__device__ __forceinline__ void mma_slab_tf32(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice,
+                                              bool accumulate) {
     static_assert(SlabB::kKMajor && SlabB::MN == 256, "TF32 wgmma reads B K-major; m64n256 tiles");
     constexpr int kSteps = SlabA::BK / 8;
     if constexpr (SlabA::kKMajor) {
         ptx::wgmma_fence();
 #pragma unroll
         for (int s = 0; s < kSteps; ++s)
-            ptx::wgmma_m64n256k8_tf32(acc, SlabA::descriptor(a, 64 * slice, 8 * s), SlabB::descriptor(b, 0, 8 * s));
+            ptx::wgmma_m64n256k8_tf32(acc, SlabA::descriptor(a, 64 * slice, 8 * s), SlabB::descriptor(b, 0, 8 * s),
+                                      accumulate || s > 0);
     } else {
         // The previous slab's wgmmas may still read their fragments from the registers these
         // loads reuse (the PTX ISA makes that undefined): let them finish first. The other
@@ -45,7 +47,8 @@ __device__ __forceinline__ void mma_slab_tf32(float (&acc)[SlabB::MN / 2], uint3
         for (int s = 0; s < kSteps; ++s) load_a_fragment_tf32<SlabA>(frag[s], a, slice, 8 * s);
         ptx::wgmma_fence();  // the fragments are written before the wgmmas read them
 #pragma unroll
-        for (int s = 0; s < kSteps; ++s) ptx::wgmma_m64n256k8_tf32(acc, frag[s], SlabB::descriptor(b, 0, 8 * s));
+        for (int s = 0; s < kSteps; ++s)
+            ptx::wgmma_m64n256k8_tf32(acc, frag[s], SlabB::descriptor(b, 0, 8 * s), accumulate || s > 0);
     }
     ptx::wgmma_commit();
 }
