@@ -81,21 +81,25 @@ constexpr const char* kFloatOutputShapes[] = {"7x7x7", "129x127x65_off3_ld5", "2
 constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 
 // Stream-K rows (Hopper step 8, FP64 step 08) also run shapes whose tiles their schedule cuts
-// along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x4000
-// has 16 pair-tiles of 63 slabs (125 for TF32), each shared out over all 66 clusters in 4 or 5
-// pieces, some in the middle of a tile; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
+// along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x5000
+// has 16 pair-tiles of 79 slabs (157 for TF32), each shared out over all 66 clusters in 4 or 5
+// pieces, some in the middle of a tile (step 14: 32 pair-tiles of 128 x 128 CTA tiles, in 2 or
+// 3 pieces); 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
 // 18 of the last round cut into 4 or 5 pieces of ~13 slabs (~26 for TF32), with edge tiles in
-// m, n and k. FP64: 64 tiles of 250 slabs cut into 2-3 pieces of ~121, and 322 tiles, 264 whole
+// m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3 pieces of ~152, and 322 tiles, 264 whole
 // and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
 // of unaligned operands (Hopper: the padded workspace; FP64: 8-byte cp.async).
 constexpr ShapeSpec kStreamKShapes[] = {
-    {"1000x1000x4000", 1000, 1000, 4000, 0, 0},  // fewer tiles than clusters: every tile cut
+    {"1000x1000x5000", 1000, 1000, 5000, 0, 0},  // fewer tiles than clusters: every tile cut
     {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
-    {"1000x1000x4000_off1_ld3", 1000, 1000, 4000, 3, 1},
+    {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
 };
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
-// Hopper step 13 runs step 12's schedule under another name.
-bool is_stream_k(const KernelInfo& info) { return name_has(info, "stream_k") || name_has(info, "deferred_epilogue"); }
+// Hopper steps 13 and 14 run step 12's schedule under other names (14 on its small tiles where
+// C has few pair-tiles, as 1000x1000x5000 has).
+bool is_stream_k(const KernelInfo& info) {
+    return name_has(info, "stream_k") || name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles");
+}
 
 // Rows that hold a finished tile and store it under the next tile's wgmmas (Hopper step 13) also
 // run a shape with several tiles a CTA, each shorter (3 slabs) than the 4 pieces a held tile is
@@ -163,7 +167,7 @@ std::vector<KernelCase> all_cases() {
                 for (const ShapeSpec& s : kStreamKShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (name_has(info, "deferred_epilogue"))
+        if (name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles"))
             for (const auto& ops : kOps)
                 for (const ShapeSpec& s : kDeferredShapes)
                     for (const Variant& v : kVariants)
@@ -212,6 +216,10 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 63) / 64), 0) << s.name << ", 16-bit";
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
         EXPECT_GT(dgemm::dmma_stream_k_tiles_of(s.m, s.n, s.k, dev.sm_count), 0) << s.name << ", FP64";
+        if (2 * pairs <= clusters) {  // step 14 runs such a shape on CTA tiles of 128 x 128
+            const int64_t small_pairs = (s.m + 255) / 256 * ((s.n + 127) / 128);
+            EXPECT_GT(hopper::stream_k_pairs(small_pairs, clusters, (s.k + 63) / 64, 0.5), 0) << s.name << ", small tiles";
+        }
     }
 }
 

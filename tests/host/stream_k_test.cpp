@@ -36,6 +36,11 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOfLongEnoughTiles) {
     // A short tile is not split even where the last round is mostly idle.
     EXPECT_EQ(stream_k_pairs(84, 66, 16), 0);      // 1790 x 2900 x 1000: 18 busy, saves 11.6 slabs
     EXPECT_EQ(stream_k_pairs(84, 66, 47), 18);     // 1790 x 2900 x 3000: saves 34
+    // Half-size tiles (Hopper step 14's 128 x 128): half the time a slab saved, and half the
+    // partial sums a piece, against the same fixed cost.
+    EXPECT_EQ(stream_k_pairs(32, 66, 16, 0.5), 0);   // 1024^3
+    EXPECT_EQ(stream_k_pairs(32, 66, 63, 0.5), 0);   // 1000 x 1000 x 4000: saves 16 of 18.5
+    EXPECT_EQ(stream_k_pairs(32, 66, 79, 0.5), 32);  // 1000 x 1000 x 5000: saves 20 of 18.5
     EXPECT_EQ(stream_k_pairs(0, 66, 64), 0);
     // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs one).
     for (int64_t pairs = 1; pairs <= 300; ++pairs)

@@ -90,14 +90,15 @@ struct StreamKSchedule {
     }
 };
 
-template <class T, class TC, bool kTransA, bool kTransB>
+template <class T, class TC, bool kTransA, bool kTransB, class Cfg = TmaStoreCfg>  // Cfg: as step 6's kernel
 __global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out,
                     const __grid_constant__ StreamKArgs sk) {
+    static_assert(Cfg::kCluster == TmaStoreCfg::kCluster && Cfg::kThreads == TmaStoreCfg::kThreads, "the launch shape");
 #if GEMMKIT_HOPPER_CODE
-    cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
-                                                                StreamKSchedule<TmaStoreCfg>{sk});
+    cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
+                                                        StreamKSchedule<Cfg>{sk});
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif
@@ -131,8 +132,10 @@ cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, dim3 whole_grid, i
     const dim3 grid(static_cast<unsigned>(ctas));
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
     const int slabs = slab_count<Cfg>(p.k);
-    StreamKArgs sk = {{static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs))},
-                      nullptr, nullptr};
+    constexpr double kTileScale = static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
+    StreamKArgs sk = {
+        {static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs, kTileScale))},
+        nullptr, nullptr};
     void* workspace = nullptr;
     const size_t flag_bytes = stream_k_flag_bytes<Cfg>(ctas);
     if (sk.split.split_pairs > 0 &&

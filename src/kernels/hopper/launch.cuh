@@ -79,6 +79,12 @@ inline int max_active_clusters(const void* kernel, int threads, int smem_bytes, 
     return fit;
 }
 
+// Whether pair-tiles of Cfg would leave at least half of the GPU's clusters idle on p.
+template <class Cfg>
+bool leaves_clusters_idle(const Problem& p) {
+    return 2 * pair_tiles<Cfg>(p.m, p.n) <= sm_count_or(132) / Cfg::kCluster;
+}
+
 template <class Cfg>
 struct ClusterGrid {
     // The clusters that fit the GPU at once: one CTA an SM, as many as can be co-resident.
@@ -192,9 +198,12 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
 
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned, `kernel<T, TC, kTransA, kTransB>`
 // and, for steps 8 and 9, kStreamK and Whole, the step it runs where nothing is split, and for
-// step 9 OneRound, what runs where the grid holds every tile at once) on p.
+// step 9 OneRound, what runs where the grid holds every tile at once; for step 10 Small, the step
+// problems of few pair-tiles run instead) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
+    if constexpr (requires { typename Step::Small; })  // step 10: small problems on smaller tiles
+        if (leaves_clusters_idle<typename Step::Cfg>(p)) return launch_hopper_step<typename Step::Small>(p, stream);
     if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
     if (!tma_reads_operands(p)) {
         if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);

@@ -1,9 +1,10 @@
-// Registry rows of the Hopper steps (levels 6-13 of the f16 and bf16 families, 7-8 of tf32):
+// Registry rows of the Hopper steps (levels 6-14 of the f16 and bf16 families, 7-8 of tf32):
 // wgmma + TMA.
 #include <map>
 #include <mutex>
 
 #include "kernels/hopper/09_deferred_epilogue.cuh"
+#include "kernels/hopper/10_small_tiles.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/06_tf32.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -48,6 +49,24 @@ struct DeferredEpilogueStep : StreamKStep {  // step 9: step 8 with the epilogue
     using OneRound = TmaStoreStep;  // every tile in the first round: nothing to hide an epilogue under
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &deferred_stream_k_kernel<T, TC, kTransA, kTransB>; }
+};
+// Step 10 (10_small_tiles.cuh): step 8 on 128 x 128 CTA tiles for problems of few pair-tiles.
+struct SmallWholeStep : ClusterGrid<SmallTileCfg> {  // where nothing is split
+    using Cfg = SmallTileCfg;
+    static constexpr bool kTmaStore = true, kPadsUnaligned = true;
+    template <class T, bool kTransB>
+    using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct SmallTileStep : SmallWholeStep {
+    static constexpr bool kStreamK = true;
+    using Whole = SmallWholeStep;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or SmallTileStep for small problems
+    using Small = SmallTileStep;
 };
 struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a step
     using Cfg = Tf32Cfg;
@@ -129,6 +148,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                           "stream-K: the last round of tiles shared out along k; partial sums through L2");
     add_step<DeferredEpilogueStep>(table, "f16.13_deferred_epilogue", "bf16.13_deferred_epilogue", 13,
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
+    add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
+                             "step 13, or step 12 on 128x128 tiles where 256x256 pair-tiles would leave half the clusters idle");
     table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
                       "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates inputs",
                       "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "

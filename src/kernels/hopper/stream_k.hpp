@@ -38,15 +38,19 @@ namespace gemmkit::hopper {
 //    24 slabs a cluster, costs ~29, and ran 10% slower split; with TF32's 63 slabs it saves 48
 //    and ran 1.3x faster; 512 x 512 x 8192 (4 tiles of 128 slabs, ~16 pieces each) saves 120,
 //    costs ~71, and ran 1.6x faster.
+// The cost is in slabs of a 128 x 256 tile (as long for TF32's slabs of 32 k as for 16-bit's of
+// 64). `tile_scale` is a CTA tile's area against 128 x 256: its slabs' time and its partial
+// sums scale with it; the rest of a split's cost (a prologue, an epilogue, waits) does not.
 inline constexpr int kMinShareSlabs = 4;
 inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4;
-inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs) {
+inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
     if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
     const int64_t rest = pairs % clusters;
     if (rest == 0 || 2 * rest > clusters || rest * slabs < kMinShareSlabs * clusters) return 0;
     const double share = static_cast<double>(rest * slabs) / clusters;  // slabs a cluster, split
     const double pieces = static_cast<double>(clusters) / rest;        // a split tile's, about
-    return slabs - share > kSplitCostSlabs + kPieceCostSlabs * pieces ? rest : 0;
+    const double saved = (slabs - share) * tile_scale, cost = kSplitCostSlabs + kPieceCostSlabs * pieces * tile_scale;
+    return saved > cost ? rest : 0;
 }
 
 // The schedule: the last `split_pairs` pair-tiles are shared out along k, the others run whole.

@@ -1,0 +1,30 @@
+// Hopper step 10 (level 14 of the f16 and bf16 families): tiles sized to the problem.
+//
+// What changed since step 9: nothing in a kernel; the launcher picks the tile. Steps 6-9 cut C
+// into pair-tiles of 256 x 256 (a cluster of two 128 x 256 CTAs), which a small C has few of:
+// 1024^3 has 16 for 66 clusters, so 50 clusters idle and each busy one runs a whole tile's
+// slabs. Stream-K (step 8) shares long tiles out along k, but a tile of few slabs gains nothing
+// from being cut. Here a problem whose 256 x 256 pair-tiles would leave at least half of the
+// clusters idle runs step 8's kernel on CTA tiles of 128 x 128 (each consumer warpgroup one
+// m64n128 wgmma a k16 step, 64 accumulators): four times the tiles, each a quarter of the work,
+// with the same ring, multicast, TMA-store epilogue and stream-K plan (whose split cost counts
+// the smaller slabs and partial sums). Smaller slabs leave room for six stages. The epilogue is
+// not deferred: with at most two tiles a CTA there is little to hide it under.
+// Everything else runs step 9. (The choice: leaves_clusters_idle and launch_hopper_step,
+// launch.cuh.)
+// Preconditions: as step 6.
+#pragma once
+
+#include "kernels/hopper/06_tma_store.cuh"
+#include "kernels/hopper/slab.cuh"
+
+namespace gemmkit::hopper {
+
+struct SmallTileCfg : TmaStoreCfg {
+    static constexpr int BN = 128, kStages = 6;
+};
+static_assert(ring_smem_bytes<SlabOfA<__half, SmallTileCfg, false>, SharedSlabOfB<__half, SmallTileCfg, false>,
+                              SmallTileCfg::kStages>() + SmallTileCfg::kStagingBytes <= 227 * 1024,
+              "the ring and the staging fit an SM's shared memory");
+
+}  // namespace gemmkit::hopper
