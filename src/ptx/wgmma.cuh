@@ -94,30 +94,45 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
         static_assert(N == 128 || N == 256, "instantiated for N = 128 and 256");
 }
 
-// One m64n256k8 step with TF32 inputs (FP32 words in memory; the tensor core reads their sign,
-// exponent and top 10 mantissa bits). TF32 has no transpose bits: both operands are K-major.
-// A from shared memory (desc_a), or from registers: a[i] = A(16w + l/4 + 8 (i % 2), l % 4 + 4 (i / 2))
-// for thread l of warp w, the A fragment of mma.sync m16n8k8 one 16-row slice per warp
-// ("Register Fragments and Shared Memory Matrix Layouts", matrix A, .tf32).
+// One m64nNk8 step with TF32 inputs (FP32 words in memory; the tensor core reads their sign,
+// exponent and top 10 mantissa bits), N = 128 or 256. TF32 has no transpose bits: both operands
+// are K-major. A from shared memory (desc_a), or from registers: a[i] = A(16w + l/4 + 8 (i % 2),
+// l % 4 + 4 (i / 2)) for thread l of warp w, the A fragment of mma.sync m16n8k8 one 16-row slice
+// per warp ("Register Fragments and Shared Memory Matrix Layouts", matrix A, .tf32).
 // d = a * b + (accumulate ? d : 0), as wgmma_m64k16 (scale-d is a predicate).
-__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
-                                                     bool accumulate) {
-    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GK_WGMMA_D128 "}, %128, %129, acc, 1, 1;\n}\n"
-                 : GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64)
-                 : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)));
+#define GK_WGMMA_TF32(N, REGS, A, P, ...)                                                                    \
+    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, " P ", 0;\n"                                          \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k8.f32.tf32.tf32 {" REGS "}, " A ", acc, 1, 1;\n}\n" \
+                 : __VA_ARGS__)
+template <int N>
+__device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, bool accumulate) {
+    const int acc = accumulate;
+    if constexpr (N == 256)
+        GK_WGMMA_TF32(256, GK_WGMMA_D128, "%128, %129", "%130", GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64)
+                      : "l"(desc_a), "l"(desc_b), "r"(acc));
+    else if constexpr (N == 128)
+        GK_WGMMA_TF32(128, GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0) : "l"(desc_a), "l"(desc_b), "r"(acc));
+    else
+        static_assert(N == 128 || N == 256, "instantiated for N = 128 and 256");
 }
 
-__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b,
-                                                     bool accumulate) {
-    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, %133, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GK_WGMMA_D128
-                 "}, {%128, %129, %130, %131}, %132, acc, 1, 1;\n}\n"
-                 : GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<int>(accumulate)));
+template <int N>
+__device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b,
+                                                 bool accumulate) {
+    const int acc = accumulate;
+    if constexpr (N == 256)
+        GK_WGMMA_TF32(256, GK_WGMMA_D128, "{%128, %129, %130, %131}, %132", "%133", GK_WGMMA_F64(d, 0),
+                      GK_WGMMA_F64(d, 64)
+                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
+    else if constexpr (N == 128)
+        GK_WGMMA_TF32(128, GK_WGMMA_D64, "{%64, %65, %66, %67}, %68", "%69", GK_WGMMA_F64(d, 0)
+                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
+    else
+        static_assert(N == 128 || N == 256, "instantiated for N = 128 and 256");
 }
 
 #undef GK_WGMMA_16BIT
+#undef GK_WGMMA_TF32
 #undef GK_WGMMA
 #undef GK_WGMMA_IN_N256
 #undef GK_WGMMA_IN_N128

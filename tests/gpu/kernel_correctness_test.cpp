@@ -95,8 +95,8 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
 };
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
-// Hopper steps 13 and 14 run step 12's schedule under other names (14 on its small tiles where
-// C has few pair-tiles, as 1000x1000x5000 has).
+// Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small
+// tiles where C has few pair-tiles, as 1000x1000x5000 has).
 bool is_stream_k(const KernelInfo& info) {
     return name_has(info, "stream_k") || name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles");
 }
@@ -216,9 +216,10 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 63) / 64), 0) << s.name << ", 16-bit";
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
         EXPECT_GT(dgemm::dmma_stream_k_tiles_of(s.m, s.n, s.k, dev.sm_count), 0) << s.name << ", FP64";
-        if (2 * pairs <= clusters) {  // step 14 runs such a shape on CTA tiles of 128 x 128
+        if (2 * pairs <= clusters) {  // f16/bf16 14 and tf32 09 run such a shape on CTA tiles of 128 x 128
             const int64_t small_pairs = (s.m + 255) / 256 * ((s.n + 127) / 128);
             EXPECT_GT(hopper::stream_k_pairs(small_pairs, clusters, (s.k + 63) / 64, 0.5), 0) << s.name << ", small tiles";
+            EXPECT_GT(hopper::stream_k_pairs(small_pairs, clusters, (s.k + 31) / 32, 0.5), 0) << s.name << ", TF32 small";
         }
     }
 }

@@ -1,4 +1,4 @@
-// Hopper step 10 (level 14 of the f16 and bf16 families): tiles sized to the problem.
+// Hopper step 10 (level 14 of the f16 and bf16 families, 9 of tf32): tiles sized to the problem.
 //
 // What changed since step 9: nothing in a kernel; the launcher picks the tile. Steps 6-9 cut C
 // into pair-tiles of 256 x 256 (a cluster of two 128 x 256 CTAs), which a small C has few of:
@@ -9,13 +9,14 @@
 // m64n128 wgmma a k16 step, 64 accumulators): four times the tiles, each a quarter of the work,
 // with the same ring, multicast, TMA-store epilogue and stream-K plan (whose split cost counts
 // the smaller slabs and partial sums). Smaller slabs leave room for six stages. The epilogue is
-// not deferred: with at most two tiles a CTA there is little to hide it under.
+// not deferred: with at most two tiles a CTA there is little to hide it under. TF32 does the same
+// with its steps 7 and 8 (m64n128k8 wgmmas).
 // Everything else runs step 9. (The choice: leaves_clusters_idle and launch_hopper_step,
 // launch.cuh.)
 // Preconditions: as step 6.
 #pragma once
 
-#include "kernels/hopper/06_tma_store.cuh"
+#include "kernels/hopper/07_tf32.cuh"
 #include "kernels/hopper/slab.cuh"
 
 namespace gemmkit::hopper {
@@ -23,8 +24,15 @@ namespace gemmkit::hopper {
 struct SmallTileCfg : TmaStoreCfg {
     static constexpr int BN = 128, kStages = 6;
 };
-static_assert(ring_smem_bytes<SlabOfA<__half, SmallTileCfg, false>, SharedSlabOfB<__half, SmallTileCfg, false>,
-                              SmallTileCfg::kStages>() + SmallTileCfg::kStagingBytes <= 227 * 1024,
+struct Tf32SmallTileCfg : Tf32Cfg {  // the same for TF32 (level 9 of the tf32 family)
+    static constexpr int BN = 128, kStages = 6;
+};
+template <class T, class Cfg>
+constexpr bool fits_shared_memory() {
+    return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes <=
+           227 * 1024;
+}
+static_assert(fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>(),
               "the ring and the staging fit an SM's shared memory");
 
 }  // namespace gemmkit::hopper

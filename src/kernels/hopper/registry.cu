@@ -1,4 +1,4 @@
-// Registry rows of the Hopper steps (levels 6-14 of the f16 and bf16 families, 7-8 of tf32):
+// Registry rows of the Hopper steps (levels 6-14 of the f16 and bf16 families, 7-9 of tf32):
 // wgmma + TMA.
 #include <map>
 #include <mutex>
@@ -83,20 +83,45 @@ struct Tf32StreamKStep : Tf32Step {
     static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
 
+// Step 10 for TF32 (level 9 of its family): step 8 on 128 x 128 CTA tiles for small problems.
+struct Tf32SmallWholeStep : ClusterGrid<Tf32SmallTileCfg> {
+    using Cfg = Tf32SmallTileCfg;
+    static constexpr bool kTmaStore = true;
+    template <class T, bool kTransB>
+    using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct Tf32SmallTileStep : Tf32SmallWholeStep {
+    static constexpr bool kStreamK = true;
+    using Whole = Tf32SmallWholeStep;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct Tf32SizedTilesStep : Tf32StreamKStep {
+    using Small = Tf32SmallTileStep;
+};
+
 // TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
 // operands TMA cannot read are copied into aligned ones. Without memory for those copies, or
 // without the sm_90a image, the mma.sync pipeline of step 06 runs, which rounds the inputs to
 // TF32 instead of truncating them.
 bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
+// Step's TF32 kernel on q, whose B is K-major and whose operands TMA can read.
+template <class Step>
+cudaError_t launch_tf32_wgmma(const Problem& q, cudaStream_t stream) {
+    if constexpr (requires { typename Step::Small; })  // step 9: small problems on smaller tiles
+        if (leaves_clusters_idle<typename Step::Cfg>(q)) return launch_tf32_wgmma<typename Step::Small>(q, stream);
+    if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
+    return launch_step_kernel<Step, float, float, false, false>(q, stream);
+}
+
 template <class Step>
 cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
     auto pipeline = [&](const Problem& q) { return launch_tf32<Tf32PipelineCfg>(q, stream); };
     if (!runs_wgmma_tf32(p)) return pipeline(p);
-    auto wgmma = [&](const Problem& q) {
-        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
-        return launch_step_kernel<Step, float, float, false, false>(q, stream);
-    };
+    auto wgmma = [&](const Problem& q) { return launch_tf32_wgmma<Step>(q, stream); };
     auto aligned = [&](const Problem& q) {
         return tma_reads_operands(q) ? wgmma(q) : launch_padded(q, stream, wgmma, pipeline);
     };
@@ -163,6 +188,13 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                       launch_tf32_step<Tf32StreamKStep>,
                       entry_of<Tf32StreamKStep::kernel<float, float, false, false>()>,
                       step_smem_bytes<Tf32StreamKStep, float>(), runs_wgmma_tf32});
+    table->push_back({"tf32.09_sized_tiles", 9, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
+                      "step 08, or step 08 on 128x128 tiles where 256x256 pair-tiles would leave half the clusters "
+                      "idle; truncates inputs",
+                      "as tf32.07_wgmma_tma", kAllOps, 16, tile_of<Tf32Cfg>(), supports_tf32,
+                      launch_tf32_step<Tf32SizedTilesStep>,
+                      entry_of<Tf32SizedTilesStep::kernel<float, float, false, false>()>,
+                      step_smem_bytes<Tf32SizedTilesStep, float>(), runs_wgmma_tf32});
 }
 
 }  // namespace gemmkit::tensor

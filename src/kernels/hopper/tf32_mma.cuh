@@ -12,7 +12,7 @@
 
 namespace gemmkit::hopper {
 
-// Thread's A fragment (ptx::wgmma_m64n256k8_tf32) of k step kk of rows 64 * slice .. + 63 of
+// Thread's A fragment (ptx::wgmma_m64k8_tf32) of k step kk of rows 64 * slice .. + 63 of
 // the MN-major A slab at shared address a.
 template <class SlabA>
 __device__ __forceinline__ void load_a_fragment_tf32(uint32_t (&frag)[4], uint32_t a, int slice, int kk) {
@@ -29,13 +29,13 @@ __device__ __forceinline__ void load_a_fragment_tf32(uint32_t (&frag)[4], uint32
 template <class SlabA, class SlabB>
 __device__ __forceinline__ void mma_slab_tf32(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice,
                                               bool accumulate) {
-    static_assert(SlabB::kKMajor && SlabB::MN == 256, "TF32 wgmma reads B K-major; m64n256 tiles");
+    static_assert(SlabB::kKMajor, "TF32 wgmma reads B K-major");
     constexpr int kSteps = SlabA::BK / 8;
     if constexpr (SlabA::kKMajor) {
         ptx::wgmma_fence();
 #pragma unroll
         for (int s = 0; s < kSteps; ++s)
-            ptx::wgmma_m64n256k8_tf32(acc, SlabA::descriptor(a, 64 * slice, 8 * s), SlabB::descriptor(b, 0, 8 * s),
+            ptx::wgmma_m64k8_tf32<SlabB::MN>(acc, SlabA::descriptor(a, 64 * slice, 8 * s), SlabB::descriptor(b, 0, 8 * s),
                                       accumulate || s > 0);
     } else {
         // The previous slab's wgmmas may still read their fragments from the registers these
@@ -48,7 +48,7 @@ __device__ __forceinline__ void mma_slab_tf32(float (&acc)[SlabB::MN / 2], uint3
         ptx::wgmma_fence();  // the fragments are written before the wgmmas read them
 #pragma unroll
         for (int s = 0; s < kSteps; ++s)
-            ptx::wgmma_m64n256k8_tf32(acc, frag[s], SlabB::descriptor(b, 0, 8 * s), accumulate || s > 0);
+            ptx::wgmma_m64k8_tf32<SlabB::MN>(acc, frag[s], SlabB::descriptor(b, 0, 8 * s), accumulate || s > 0);
     }
     ptx::wgmma_commit();
 }
