@@ -120,18 +120,19 @@ __global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(
 #endif
 }
 
-// Launches a step-8 kernel on up to `max_clusters` clusters: plans the split, and where there is
-// one, takes its workspace from the pool and zeroes its flags first, all on `stream`. Where
-// nothing is split (or there is no memory for the workspace) it launches `whole`, the step it
-// builds on, on `whole_grid` (no more clusters than pair-tiles). With fewer pair-tiles than
-// clusters, the split shares every tile out over all of them (1024x1024x4096: 16 pair-tiles on
-// 66 clusters, instead of 16 clusters and 50 idle; stream_k_pairs says where that pays).
+// Launches a step-8 kernel on the `clusters` clusters that fit the GPU: plans the split, and
+// where there is one, takes its workspace from the pool and zeroes its flags first, all on
+// `stream`. Where nothing is split (or there is no memory for the workspace) it launches
+// `whole`, the step it builds on, on no more clusters than pair-tiles. With fewer pair-tiles
+// than clusters, the split shares every tile out over all of them (1024x1024x4096: 16 pair-tiles
+// on 66 clusters, instead of 16 clusters and 50 idle; stream_k_pairs says where that pays).
 template <class Cfg, class Kernel, class WholeKernel, class... MapsAndOut>
-cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, dim3 whole_grid, int max_clusters, int smem_bytes,
-                            const Problem& p, cudaStream_t stream, MapsAndOut... maps_and_out) {
-    const int clusters = max_clusters, ctas = clusters * Cfg::kCluster;
+cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, int clusters, int smem_bytes, const Problem& p,
+                            cudaStream_t stream, MapsAndOut... maps_and_out) {
+    const int ctas = clusters * Cfg::kCluster;
     const dim3 grid(static_cast<unsigned>(ctas));
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
+    const dim3 whole_grid(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     const int slabs = slab_count<Cfg>(p.k);
     constexpr double kTileScale = static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
     StreamKArgs sk = {

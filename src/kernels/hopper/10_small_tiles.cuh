@@ -11,7 +11,7 @@
 // the smaller slabs and partial sums). Smaller slabs leave room for six stages. The epilogue is
 // not deferred: with at most two tiles a CTA there is little to hide it under. TF32 does the same
 // with its steps 7 and 8 (m64n128k8 wgmmas).
-// Everything else runs step 9. (The choice: leaves_clusters_idle and launch_hopper_step,
+// Everything else runs step 9. (The choice: leaves_clusters_idle and launch_step_kernel,
 // launch.cuh.)
 // Preconditions: as step 6.
 #pragma once

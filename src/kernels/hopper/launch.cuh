@@ -163,9 +163,14 @@ constexpr bool is_stream_k_step() {
         return false;
 }
 
-// Step's kernel for element type T, C of TC and these ops, on p (which TMA can read).
+// Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
+// with Small (step 10) runs that step instead where its own pair-tiles would leave half of the
+// clusters idle.
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
+    if constexpr (requires { typename Step::Small; })
+        if (leaves_clusters_idle<typename Step::Cfg>(p))
+            return launch_step_kernel<typename Step::Small, T, TC, kTransA, kTransB>(p, stream);
     using Cfg = typename Step::Cfg;
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = typename Step::template SlabB<T, kTransB>;
@@ -174,36 +179,34 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if (err != cudaSuccess) return err;
     constexpr auto kernel = Step::template kernel<T, TC, kTransA, kTransB>();
     constexpr int smem = step_smem_bytes<Step, T>();
-    const dim3 grid = Step::grid(p, reinterpret_cast<const void*>(kernel), smem);
+    const void* const kernel_ptr = reinterpret_cast<const void*>(kernel);
     OutputArgs<TC> out = make_output_args<TC>(p);
-    if constexpr (Step::kTmaStore) {
+    if constexpr (!Step::kTmaStore) {
+        return launch_with_smem(kernel, Step::grid(p, kernel_ptr, smem), Cfg::kThreads, smem, stream, map_a, map_b, out);
+    } else {
         CUtensorMap map_c = {};  // unused (zeros) when the register epilogue runs
         out.tma_store =
             tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                                  c_box_cols(sizeof(TC))) == cudaSuccess;
-        if constexpr (is_stream_k_step<Step>()) {
+        if constexpr (!is_stream_k_step<Step>()) {
+            return launch_with_smem(kernel, Step::grid(p, kernel_ptr, smem), Cfg::kThreads, smem, stream, map_a, map_b,
+                                    map_c, out);
+        } else {
+            const int clusters = Step::clusters(kernel_ptr, smem);
             auto whole = Step::Whole::template kernel<T, TC, kTransA, kTransB>();
             if constexpr (requires { typename Step::OneRound; })  // step 9
-                if (pair_tiles<Cfg>(p.m, p.n) * Cfg::kCluster <= grid.x)
-                    whole = Step::OneRound::template kernel<T, TC, kTransA, kTransB>();
-            const int clusters = Step::clusters(reinterpret_cast<const void*>(kernel), smem);
-            return launch_stream_k<Cfg>(kernel, whole, grid, clusters, smem, p, stream, map_a, map_b, map_c, out);
+                if (pair_tiles<Cfg>(p.m, p.n) <= clusters) whole = Step::OneRound::template kernel<T, TC, kTransA, kTransB>();
+            return launch_stream_k<Cfg>(kernel, whole, clusters, smem, p, stream, map_a, map_b, map_c, out);
         }
-        else
-            return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out);
-    } else {
-        return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out);
     }
 }
 
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned, `kernel<T, TC, kTransA, kTransB>`
 // and, for steps 8 and 9, kStreamK and Whole, the step it runs where nothing is split, and for
 // step 9 OneRound, what runs where the grid holds every tile at once; for step 10 Small, the step
-// problems of few pair-tiles run instead) on p.
+// problems of few pair-tiles run instead, launch_step_kernel) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
-    if constexpr (requires { typename Step::Small; })  // step 10: small problems on smaller tiles
-        if (leaves_clusters_idle<typename Step::Cfg>(p)) return launch_hopper_step<typename Step::Small>(p, stream);
     if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
     if (!tma_reads_operands(p)) {
         if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);

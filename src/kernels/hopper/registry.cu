@@ -50,12 +50,18 @@ struct DeferredEpilogueStep : StreamKStep {  // step 9: step 8 with the epilogue
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &deferred_stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
-// Step 10 (10_small_tiles.cuh): step 8 on 128 x 128 CTA tiles for problems of few pair-tiles.
-struct SmallWholeStep : ClusterGrid<SmallTileCfg> {  // where nothing is split
-    using Cfg = SmallTileCfg;
-    static constexpr bool kTmaStore = true, kPadsUnaligned = true;
+// What launch_step_kernel needs of a step of the cluster body on CfgT with the TMA-store
+// epilogue, but its kernel.
+template <class CfgT>
+struct TmaStoreStepOn : ClusterGrid<CfgT> {
+    using Cfg = CfgT;
+    static constexpr bool kTmaStore = true;
     template <class T, bool kTransB>
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
+};
+// Step 10 (10_small_tiles.cuh): step 8 on 128 x 128 CTA tiles for problems of few pair-tiles.
+struct SmallWholeStep : TmaStoreStepOn<SmallTileCfg> {  // where nothing is split
+    static constexpr bool kPadsUnaligned = true;
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
@@ -68,11 +74,7 @@ struct SmallTileStep : SmallWholeStep {
 struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or SmallTileStep for small problems
     using Small = SmallTileStep;
 };
-struct Tf32Step : ClusterGrid<Tf32Cfg> {  // what launch_step_kernel needs of a step
-    using Cfg = Tf32Cfg;
-    static constexpr bool kTmaStore = true;
-    template <class T, bool kTransB>
-    using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
+struct Tf32Step : TmaStoreStepOn<Tf32Cfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB>; }
 };
@@ -84,11 +86,7 @@ struct Tf32StreamKStep : Tf32Step {
 };
 
 // Step 10 for TF32 (level 9 of its family): step 8 on 128 x 128 CTA tiles for small problems.
-struct Tf32SmallWholeStep : ClusterGrid<Tf32SmallTileCfg> {
-    using Cfg = Tf32SmallTileCfg;
-    static constexpr bool kTmaStore = true;
-    template <class T, bool kTransB>
-    using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
+struct Tf32SmallWholeStep : TmaStoreStepOn<Tf32SmallTileCfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
@@ -108,20 +106,14 @@ struct Tf32SizedTilesStep : Tf32StreamKStep {
 // TF32 instead of truncating them.
 bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
-// Step's TF32 kernel on q, whose B is K-major and whose operands TMA can read.
-template <class Step>
-cudaError_t launch_tf32_wgmma(const Problem& q, cudaStream_t stream) {
-    if constexpr (requires { typename Step::Small; })  // step 9: small problems on smaller tiles
-        if (leaves_clusters_idle<typename Step::Cfg>(q)) return launch_tf32_wgmma<typename Step::Small>(q, stream);
-    if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
-    return launch_step_kernel<Step, float, float, false, false>(q, stream);
-}
-
 template <class Step>
 cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
     auto pipeline = [&](const Problem& q) { return launch_tf32<Tf32PipelineCfg>(q, stream); };
     if (!runs_wgmma_tf32(p)) return pipeline(p);
-    auto wgmma = [&](const Problem& q) { return launch_tf32_wgmma<Step>(q, stream); };
+    auto wgmma = [&](const Problem& q) {
+        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
+        return launch_step_kernel<Step, float, float, false, false>(q, stream);
+    };
     auto aligned = [&](const Problem& q) {
         return tma_reads_operands(q) ? wgmma(q) : launch_padded(q, stream, wgmma, pipeline);
     };
