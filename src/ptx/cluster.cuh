@@ -14,11 +14,22 @@ __device__ __forceinline__ uint32_t cluster_rank() {
     return r;
 }
 
-// Every thread of every CTA of the cluster meets here: writes before it (initialized
-// mbarriers, say) are visible to all after it, and no CTA leaves before the others are done
-// with its shared memory.
+// Every thread of every CTA of the cluster meets here: writes before it are visible to all
+// after it, and no CTA leaves before the others are done with its shared memory.
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+// A cluster barrier in two halves. Every thread of the cluster arrives once; cluster_wait
+// returns once all have. The arrival is relaxed: it orders nothing by itself, but barriers
+// initialized before it and fenced with fence_mbarrier_init (mbarrier.cuh) are ready for any
+// thread of the cluster after its cluster_wait. Not .aligned: a thread may call them on its
+// own, apart from the rest of its warp.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 }  // namespace gemmkit::ptx
