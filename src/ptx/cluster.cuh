@@ -14,12 +14,6 @@ __device__ __forceinline__ uint32_t cluster_rank() {
     return r;
 }
 
-// Every thread of every CTA of the cluster meets here: writes before it are visible to all
-// after it, and no CTA leaves before the others are done with its shared memory.
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-
 // A cluster barrier in two halves. Every thread of the cluster arrives once; cluster_wait
 // returns once all have. The arrival is relaxed: it orders nothing by itself, but barriers
 // initialized before it and fenced with fence_mbarrier_init (mbarrier.cuh) are ready for any

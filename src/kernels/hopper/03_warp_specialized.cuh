@@ -40,6 +40,13 @@ struct RingBarriers {
         }
         ptx::fence_mbarrier_init();
     }
+
+    // Returns once every stage has been released after `uses` uses of the ring: the waits a
+    // producer would make before its next kStages fills.
+    template <int kStages>
+    __device__ void wait_all_released(int uses) const {
+        for (int s = uses; s < uses + kStages; ++s) ptx::mbarrier_wait(empty_of(s % kStages), (s / kStages % 2) ^ 1);
+    }
 };
 
 // The producer's loop body for use `s` of the ring (s counts slabs over the block's life):
