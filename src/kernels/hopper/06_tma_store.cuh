@@ -48,10 +48,9 @@ struct TmaStoreEpilogue {
 
 // Cfg: TmaStoreCfg, or a configuration derived from it with other tiles (step 10's small ones).
 template <class T, class TC, bool kTransA, bool kTransB, class Cfg = TmaStoreCfg>
-__global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+__global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
-    static_assert(Cfg::kCluster == TmaStoreCfg::kCluster && Cfg::kThreads == TmaStoreCfg::kThreads, "the launch shape");
 #if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
                                                         whole_tiles<Cfg>(out));

@@ -30,11 +30,10 @@ struct Tf32Cfg : TmaStoreCfg {
 
 // Cfg: Tf32Cfg, or one derived from it with other tiles (step 9's small ones, 10_small_tiles.cuh).
 template <class T, class TC, bool kTransA, bool kTransB, class Cfg = Tf32Cfg>
-__global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(Tf32Cfg::kThreads, 1)
+__global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     tf32_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out) {
     static_assert(std::is_same_v<T, float> && std::is_same_v<TC, float> && !kTransB, "FP32 data, B K-major");
-    static_assert(Cfg::kCluster == Tf32Cfg::kCluster && Cfg::kThreads == Tf32Cfg::kThreads, "the launch shape");
 #if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
                                                         whole_tiles<Cfg>(out));

@@ -91,11 +91,10 @@ struct StreamKSchedule {
 };
 
 template <class T, class TC, bool kTransA, bool kTransB, class Cfg = TmaStoreCfg>  // Cfg: as step 6's kernel
-__global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bounds__(TmaStoreCfg::kThreads, 1)
+__global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out,
                     const __grid_constant__ StreamKArgs sk) {
-    static_assert(Cfg::kCluster == TmaStoreCfg::kCluster && Cfg::kThreads == TmaStoreCfg::kThreads, "the launch shape");
 #if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
                                                         StreamKSchedule<Cfg>{sk});
@@ -106,12 +105,11 @@ __global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bound
 
 // Step 7's TF32 kernel with the same schedule.
 template <class T, class TC, bool kTransA, bool kTransB, class Cfg = Tf32Cfg>  // Cfg: as step 7's kernel
-__global__ void GEMMKIT_CLUSTER_DIMS(Tf32Cfg::kCluster, 1, 1) __launch_bounds__(Tf32Cfg::kThreads, 1)
+__global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     tf32_stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                          const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out,
                          const __grid_constant__ StreamKArgs sk) {
     static_assert(std::is_same_v<T, float> && std::is_same_v<TC, float> && !kTransB, "FP32 data, B K-major");
-    static_assert(Cfg::kCluster == Tf32Cfg::kCluster && Cfg::kThreads == Tf32Cfg::kThreads, "the launch shape");
 #if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(&map_a, &map_b, out, TmaStoreEpilogue<TC>{out, &map_c},
                                                         StreamKSchedule<Cfg>{sk});
