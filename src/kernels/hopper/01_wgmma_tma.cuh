@@ -31,11 +31,11 @@ struct WgmmaTmaCfg {
 // into acc (or, with accumulate false, overwriting it: a tile's first slab). They run
 // asynchronously: the slabs are in use until ptx::wgmma_wait says done. (FP32 inputs: TF32
 // wgmmas, tf32_mma.cuh.)
-template <class T, class SlabA, class SlabB>
+template <class T, class SlabA, class SlabB, class Frags = NoFragments>
 __device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice,
-                                         bool accumulate = true) {
+                                         bool accumulate = true, Frags* frags = nullptr, int use = 0) {
     if constexpr (std::is_same_v<T, float>) {
-        mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice, accumulate);
+        mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice, accumulate, frags, use);
     } else {
         ptx::wgmma_fence();
 #pragma unroll

@@ -66,14 +66,16 @@ __device__ __forceinline__ void produce_slab(const RingBarriers& bars, uint32_t 
 // The consumer warpgroup's part of use `s`: waits for the stage, then issues (and commits as
 // one group) the wgmmas that multiply its 64-row slice of the A slab (rows 64 * slice) by the
 // whole B slab. They run asynchronously: the stage is in use until ptx::wgmma_wait says done.
-template <class T, class SlabA, class SlabB, int kStages>
+// (TF32 with A of op N: `frags`, the fragment sets of tf32_mma.cuh.)
+template <class T, class SlabA, class SlabB, int kStages, class Frags = NoFragments>
 __device__ __forceinline__ void issue_slab_mma(const RingBarriers& bars, uint32_t ring, int s, int slice,
-                                               float (&acc)[SlabB::MN / 2], bool accumulate = true) {
+                                               float (&acc)[SlabB::MN / 2], bool accumulate = true,
+                                               Frags* frags = nullptr) {
     constexpr int kStageBytes = SlabA::kBytes + SlabB::kBytes;
     const int st = s % kStages;
     ptx::mbarrier_wait(bars.full_of(st), s / kStages % 2);
     const uint32_t a = ring + st * kStageBytes;
-    mma_slab<T, SlabA, SlabB>(acc, a, a + SlabA::kBytes, slice, accumulate);
+    mma_slab<T, SlabA, SlabB>(acc, a, a + SlabA::kBytes, slice, accumulate, frags, s);
 }
 
 // Tells the producer that this warp has finished reading the stage of use `s`.

@@ -131,11 +131,12 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         // Each unit's first wgmma overwrites the accumulators (scale-d = 0), so they are not
         // zeroed between tiles: 64 instructions a thread less while the tensor cores wait.
         float acc[Cfg::BN / 2] = {};
+        SlabFragments<T, SlabA> frags;  // TF32 with A of op N: its registers (tf32_mma.cuh)
         for (int u = 0; u < work.units(); ++u) {
             const WorkUnit w = work.unit(u);
             const int2 c0 = origin(w);
             for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
-                issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc, ks > w.k_begin);
+                issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc, ks > w.k_begin, &frags);
                 // Step 9's epilogue stores the last tile while the tensor cores work on this one.
                 if constexpr (requires { epilogue.under_mma(staging, slice); }) epilogue.under_mma(staging, slice);
                 ptx::wgmma_wait<1>();
