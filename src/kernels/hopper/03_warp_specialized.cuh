@@ -41,11 +41,22 @@ struct RingBarriers {
         ptx::fence_mbarrier_init();
     }
 
-    // Returns once every stage has been released after `uses` uses of the ring: the waits a
-    // producer would make before its next kStages fills.
+    // Use `s` of the ring (s counts uses over the block's life) may fill its stage: the use
+    // before it on that stage has been released. A fresh barrier passes parity 1.
+    template <int kStages>
+    __device__ void wait_free(int s) const {
+        ptx::mbarrier_wait(empty_of(s % kStages), (s / kStages % 2) ^ 1);
+    }
+    // The slabs of use `s` have landed.
+    template <int kStages>
+    __device__ void wait_full(int s) const {
+        ptx::mbarrier_wait(full_of(s % kStages), s / kStages % 2);
+    }
+    // Every stage has been released after `uses` uses of the ring: the waits a producer would
+    // make before its next kStages fills.
     template <int kStages>
     __device__ void wait_all_released(int uses) const {
-        for (int s = uses; s < uses + kStages; ++s) ptx::mbarrier_wait(empty_of(s % kStages), (s / kStages % 2) ^ 1);
+        for (int s = uses; s < uses + kStages; ++s) wait_free<kStages>(s);
     }
 };
 
@@ -56,7 +67,7 @@ __device__ __forceinline__ void produce_slab(const RingBarriers& bars, uint32_t 
                                              const CUtensorMap* map_b, int m0, int n0, int k0) {
     constexpr int kStageBytes = SlabA::kBytes + SlabB::kBytes;
     const int st = s % kStages;
-    ptx::mbarrier_wait(bars.empty_of(st), (s / kStages % 2) ^ 1);  // a fresh barrier passes parity 1
+    bars.wait_free<kStages>(s);
     const uint32_t a = ring + st * kStageBytes, full = bars.full_of(st);
     ptx::mbarrier_arrive_expect_tx(full, kStageBytes);
     SlabA::load(a, map_a, m0, k0, full);
@@ -73,7 +84,7 @@ __device__ __forceinline__ void issue_slab_mma(const RingBarriers& bars, uint32_
                                                Frags* frags = nullptr) {
     constexpr int kStageBytes = SlabA::kBytes + SlabB::kBytes;
     const int st = s % kStages;
-    ptx::mbarrier_wait(bars.full_of(st), s / kStages % 2);
+    bars.wait_full<kStages>(s);
     const uint32_t a = ring + st * kStageBytes;
     mma_slab<T, SlabA, SlabB>(acc, a, a + SlabA::kBytes, slice, accumulate, frags, s);
 }

@@ -104,7 +104,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                         partner_ready = true;
                     }
                     const int st = s % kStages;
-                    ptx::mbarrier_wait(bars.empty_of(st), (s / kStages % 2) ^ 1);
+                    bars.wait_free<kStages>(s);
                     const uint32_t a = ring + st * kStageBytes, bar = bars.full_of(st);
                     ptx::mbarrier_arrive_expect_tx(bar, kStageBytes);  // our A, and both halves of B
                     SlabA::load(a, map_a, c0.x, ks * Cfg::BK, bar);
