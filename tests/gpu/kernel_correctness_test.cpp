@@ -60,6 +60,10 @@ constexpr ShapeSpec kShapes[] = {
     // One whole slab of 16 in aligned interior tiles: FP32 step 12's whole edge-free loop, whose
     // prologue reaches the last slab before its refills run past it (they re-read that slab).
     {"272x256x16", 272, 256, 16, 0, 0},
+    // A whole 256 x 128 tile (mma.sync step 05) whose C columns are not 16-byte aligned (ldc =
+    // 257) while A and B are for op(A) = T (lda = ldb = 40): C must leave through the per-element
+    // stores, not the staged 16-byte ones.
+    {"257x130x40", 257, 130, 40, 0, 0},
 };
 
 struct Variant {

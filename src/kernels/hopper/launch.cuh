@@ -100,7 +100,7 @@ struct ClusterGrid {
 };
 
 // What TMA cannot read runs the mma.sync pipeline (step 05), itself correct for any operand.
-using FallbackCfg = tensor::PipelineCfg<128, 128, 32, 64, 64, 4>;
+using FallbackCfg = tensor::TunedCfg;
 
 // Dynamic shared bytes of a step: the ring, plus step 6's staging for C (bytes do not depend
 // on the ops).

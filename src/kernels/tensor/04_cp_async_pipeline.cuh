@@ -27,10 +27,13 @@ namespace gemmkit::tensor {
 // cuBLAS at 4096^3 and 34.5 -> 37.8-38.9% at 8192^3; FP16/BF16 steps 04-05 lost 3-4 points at
 // 4096^3 (53.5-54.3 -> 49.7-50.5%) with it, though their loop fell from 276 to 139
 // instructions a slab, so they keep one loop.
-template <int BM, int BN, int BK, int WM, int WN, int kStages_, bool kEdgeFreeLoop_ = false>
+// kCrossSlabFragments: step 05's main loop (05_tuned.cuh) instead of this step's.
+template <int BM, int BN, int BK, int WM, int WN, int kStages_, bool kEdgeFreeLoop_ = false,
+          bool kCrossSlabFragments_ = false>
 struct PipelineCfg : MmaTileCfg<BM, BN, BK, WM, WN> {
     static constexpr int kStages = kStages_;
     static constexpr bool kEdgeFreeLoop = kEdgeFreeLoop_;
+    static constexpr bool kCrossSlabFragments = kCrossSlabFragments_;
     static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
 };
 
@@ -47,49 +50,69 @@ struct LaunchOrder {
     static dim3 grid(int tiles_m, int tiles_n) { return dim3(tiles_m, tiles_n); }
 };
 
-template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmArgs<T, TC> args) {
+// The global -> shared half of steps 04-05: the block tile's operands, each thread's copy
+// plans, and the ring of kStages (A, B) stages in dynamic shared memory.
+template <class Cfg, class T, bool kTransA, bool kTransB>
+struct SlabRing {
     using SlabA = MmaSlab<T, Cfg::BM, Cfg::BK, !kTransA, false>;  // op N: A[m + k*lda], m contiguous
     using SlabB = MmaSlab<T, Cfg::BN, Cfg::BK, kTransB, true>;  // op T: B[n + k*ldb], n contiguous
-    extern __shared__ __align__(128) unsigned char smem[];
-    T* sA = reinterpret_cast<T*>(smem);                    // [kStages][SlabA::kElems]
-    T* sB = sA + Cfg::kStages * SlabA::kElems;             // [kStages][SlabB::kElems]
+    TileOperands<T, Cfg::BK, kTransA, kTransB> operands;
+    typename SlabA::template CopyPlan<Cfg::kThreads> copyA;
+    typename SlabB::template CopyPlan<Cfg::kThreads> copyB;
+    uint32_t ringA, ringB;  // shared addresses of stage 0
+    int k;
 
+    template <class TC>
+    __device__ SlabRing(const GemmArgs<T, TC>& args, int m0, int n0, unsigned char* smem)
+        : operands(args, m0, n0),
+          copyA(args.lda),
+          copyB(args.ldb),
+          ringA(ptx::smem_addr(smem)),
+          ringB(ptx::smem_addr(smem) + Cfg::kStages * SlabA::kBytes),
+          k(args.k) {}
+
+    __device__ uint32_t a_stage(int stage) const { return ringA + stage * SlabA::kBytes; }
+    __device__ uint32_t b_stage(int stage) const { return ringB + stage * SlabB::kBytes; }
+
+    // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
+    // closes the thread's cp.async group, so that "group s" always means "slab s".
+    // known_full (std::true_type): the caller knows slab s lies wholly inside A and B, and
+    // the edge checks are compiled out.
+    template <class KnownFull = std::false_type>
+    __device__ void issue(int s, int stage, KnownFull = {}) const {
+        constexpr bool kFull = KnownFull::value;
+        if (kFull || s < operands.slabs) {
+            const int k_left = k - s * Cfg::BK;
+            const int m_left = operands.m_left, n_left = operands.n_left;
+            copyA.issue(a_stage(stage), operands.a_of(s), m_left, k_left,
+                        kFull || (k_left >= Cfg::BK && m_left >= Cfg::BM));
+            copyB.issue(b_stage(stage), operands.b_of(s), n_left, k_left,
+                        kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
+        }
+        ptx::cp_async_commit();
+    }
+};
+
+template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmArgs<T, TC> args) {
+    extern __shared__ __align__(128) unsigned char smem[];
     const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (args.n + Cfg::BN - 1) / Cfg::BN;
     const int2 tile = Order::tile(tiles_m, tiles_n);
     const int m0 = tile.x * Cfg::BM, n0 = tile.y * Cfg::BN;
     const int warp = threadIdx.x / 32;
     const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
-    const TileOperands<T, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
-    const typename SlabA::template CopyPlan<Cfg::kThreads> copyA(args.lda);
-    const typename SlabB::template CopyPlan<Cfg::kThreads> copyB(args.ldb);
-    const uint32_t ringA = ptx::smem_addr(sA), ringB = ptx::smem_addr(sB);
-    constexpr uint32_t kStageBytesA = SlabA::kBytes, kStageBytesB = SlabB::kBytes;
+    using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
+    const Ring ring(args, m0, n0, smem);
+    const int slabs = ring.operands.slabs;
 
     // Slabs below full_end lie wholly inside A and B: their copies need no checks.
-    const bool inside_mn = Cfg::kEdgeFreeLoop && operands.m_left >= Cfg::BM && operands.n_left >= Cfg::BN;
+    const bool inside_mn = Cfg::kEdgeFreeLoop && ring.operands.m_left >= Cfg::BM && ring.operands.n_left >= Cfg::BN;
     const int full_end = inside_mn ? args.k / Cfg::BK : 0;
-    // Starts the copy of slab s into ring stage `stage` (nothing past the last slab), then
-    // closes the thread's cp.async group, so that "group s" always means "slab s".
-    // known_full (std::true_type): the caller knows s < full_end, and the edge checks are
-    // compiled out.
-    auto issue = [&](int s, int stage, auto known_full) {
-        constexpr bool kFull = decltype(known_full)::value;
-        if (kFull || s < operands.slabs) {
-            const int k_left = args.k - s * Cfg::BK;
-            const int m_left = operands.m_left, n_left = operands.n_left;
-            copyA.issue(ringA + stage * kStageBytesA, operands.a_of(s), m_left, k_left,
-                        kFull || (k_left >= Cfg::BK && m_left >= Cfg::BM));
-            copyB.issue(ringB + stage * kStageBytesB, operands.b_of(s), n_left, k_left,
-                        kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
-        }
-        ptx::cp_async_commit();
-    };
 
-    for (int s = 0; s < Cfg::kStages - 1; ++s) issue(s, s, std::false_type{});
+    for (int s = 0; s < Cfg::kStages - 1; ++s) ring.issue(s, s);
 
-    const typename SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
-    const typename SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
+    const typename Ring::SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
+    const typename Ring::SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
     float acc[Cfg::MI][Cfg::NI][4] = {};
     int read_stage = 0, write_stage = Cfg::kStages - 1;
     auto step = [&](int s, auto refill_full) {
@@ -98,8 +121,8 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
         // every warp finished reading in the previous iteration.
         ptx::cp_async_wait<Cfg::kStages - 2>();
         __syncthreads();
-        issue(s + Cfg::kStages - 1, write_stage, refill_full);
-        warp_mma_stage<Cfg, T>(acc, fragsA, fragsB, ringA + read_stage * kStageBytesA, ringB + read_stage * kStageBytesB);
+        ring.issue(s + Cfg::kStages - 1, write_stage, refill_full);
+        warp_mma_stage<Cfg, T>(acc, fragsA, fragsB, ring.a_stage(read_stage), ring.b_stage(read_stage));
         write_stage = read_stage;  // the stage just read is the next to refill
         read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
     };
@@ -108,9 +131,21 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
     int s = 0;
     if constexpr (Cfg::kEdgeFreeLoop)
         for (; s + Cfg::kStages - 1 < full_end; ++s) step(s, std::true_type{});
-    for (; s < operands.slabs; ++s) step(s, std::false_type{});
+    for (; s < slabs; ++s) step(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     store_accumulators<Cfg, TC>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+}
+
+template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(GemmArgs<T, TC> args);  // 05_tuned.cuh
+
+// The kernel of a configuration: step 04's main loop, or step 05's.
+template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
+constexpr auto pipeline_kernel() {
+    if constexpr (Cfg::kCrossSlabFragments)
+        return cross_slab_pipeline_kernel<Cfg, Order, T, TC, kTransA, kTransB>;
+    else
+        return cp_async_pipeline_kernel<Cfg, Order, T, TC, kTransA, kTransB>;
 }
 
 // Launches the pipeline for any element type the kernel takes (FP16/BF16, or float = TF32).
@@ -121,7 +156,7 @@ cudaError_t launch_pipeline_typed(const Problem& p, cudaStream_t stream) {
     constexpr int kSmem = pipeline_smem_bytes<Cfg, T>();
     const int tiles_m = static_cast<int>(ceil_div(p.m, Cfg::BM)), tiles_n = static_cast<int>(ceil_div(p.n, Cfg::BN));
     return with_ops(p, [&](auto ta, auto tb) {
-        auto* kernel = cp_async_pipeline_kernel<Cfg, Order, T, TC, decltype(ta)::value, decltype(tb)::value>;
+        auto* kernel = pipeline_kernel<Cfg, Order, T, TC, decltype(ta)::value, decltype(tb)::value>();
         return launch_with_smem(kernel, Order::grid(tiles_m, tiles_n), Cfg::kThreads, kSmem, stream,
                                 make_args<T, TC>(p));
     });

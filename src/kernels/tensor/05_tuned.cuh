@@ -1,20 +1,33 @@
-// Step 05: tuned — bigger warp tiles, an L2-friendly block order, the best tile shapes.
+// Step 05: tuned — operands in registers before a slab starts, C through shared memory, one
+// block of 8 warps an SM, an L2-friendly block order.
 //
-// What changed since step 04: blocks walk C in groups of kGroup tile-rows (m fastest inside a
-// group, then the next column of tiles), so the blocks resident at one time share a few A
-// panels and B panels in L2 instead of each streaming its own row of B tiles; and the
-// configurations were measured against each other (mma.cu lists what lost: 8-warp blocks of
-// 128 x 256, 64 x 32 warp tiles, BK 64). Two blocks of 4 warps per SM won: while one block
-// waits at its barrier the other computes.
+// What changed since step 04:
+// - Each k step's fragments are loaded while the previous k step's MMAs run, across slab
+//   boundaries too: the slab's barrier sits before its last k step, and the next slab's first
+//   fragments load before that step's MMAs (two register sets). Step 04 starts every slab
+//   with a barrier and then ldmatrix latency, with the tensor cores idle.
+// - The main loop runs without the copies' edge checks while the refills lie inside
+//   (kEdgeFreeLoop): with them, ptxas keeps the copies behind a branch, in a block of their
+//   own, and every warp issues them with no MMA beside them.
+// - C leaves through shared memory in 16-byte stores (staged_epilogue.cuh) where the tile lies
+//   inside C, C is 16-byte aligned and not read (beta 0); elsewhere one store an element.
+// - 256 x 128 blocks of 8 warps (64 x 64 each), one block an SM, 4 stages: a third less L2
+//   traffic a FLOP than step 04's 128 x 128 blocks (two an SM).
+// - Blocks walk C in groups of kGroup tile-rows (m fastest inside a group, then the next
+//   column of tiles), so the blocks resident at one time share a few A and B panels in L2.
 //
-// Bottleneck it aims at: L2 misses of launch order on large C. Measured, the grouped order is
-// within noise of step 04 on the H200 (its 60 MiB L2 holds a 4096^2 BF16 operand pair).
+// Bottleneck it aims at: the tensor pipe idle while every warp of a block waits for its
+// slab's first fragments, copies its next slab, or writes its tile. 8-warp blocks lost
+// against two 4-warp blocks an SM with step 04's loop (44-46% of cuBLAS against 54%); with all
+// three changes above they win.
 // Preconditions: as step 04.
-// Measured (H200, commit 29b6a7d; NN, % of cuBLAS with the same types): 4096^3 FP16 411
-// TFLOP/s (53.2%), BF16 416 (51.9%); 8192^3 52-56% over runs (s3: 54.6%). docs/ladder.md.
+// Measured (H100, 2026-11-25; NN, % of cuBLAS with the same types): 4096^3 FP16 483 TFLOP/s
+// (63.8%), BF16 499 (63.2%); 8192^3 63-65%; 2048^3 68%. Step 04's loop on the same tiles:
+// 44%. docs/ladder.md.
 #pragma once
 
 #include "kernels/tensor/04_cp_async_pipeline.cuh"
+#include "kernels/tensor/staged_epilogue.cuh"
 
 namespace gemmkit::tensor {
 
@@ -33,5 +46,83 @@ struct GroupedOrder {
 };
 
 using TunedOrder = GroupedOrder<8>;
+
+// The registered configuration (and what the Hopper steps fall back to for operands TMA cannot
+// read when no workspace is at hand).
+using TunedCfg = PipelineCfg<256, 128, 32, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
+
+// Step 05's main loop: step 04's ring, with each k step's fragments loaded while the previous
+// k step's MMAs run, across slab boundaries too. The barrier of a slab sits before its last k
+// step, so that the next slab's first fragments can be loaded before that step's MMAs: a warp
+// enters a slab with its first operands already in registers, and the loads' latency and the
+// barrier overlap the tensor cores' work instead of preceding it. Fragments take two register
+// sets (2 x 32 registers beside 128 accumulators).
+template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(GemmArgs<T, TC> args) {
+    constexpr int kSteps = kStepsPerSlab<Cfg, T>;
+    static_assert(kSteps % 2 == 0, "a slab ends on the fragment set the next one starts with");
+    extern __shared__ __align__(128) unsigned char smem[];
+    const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (args.n + Cfg::BN - 1) / Cfg::BN;
+    const int2 tile = Order::tile(tiles_m, tiles_n);
+    const int m0 = tile.x * Cfg::BM, n0 = tile.y * Cfg::BN;
+    const int warp = threadIdx.x / 32;
+    const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
+    using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
+    const Ring ring(args, m0, n0, smem);
+    const int slabs = ring.operands.slabs;
+    const typename Ring::SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
+    const typename Ring::SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
+
+    for (int s = 0; s < Cfg::kStages - 1; ++s) ring.issue(s, s);
+    ptx::cp_async_wait<Cfg::kStages - 2>();  // slab 0 has landed, for every thread after the barrier
+    __syncthreads();
+    WarpFragments<Cfg> frags[2];
+    load_fragments<Cfg, T>(frags[0], fragsA, fragsB, ring.a_stage(0), ring.b_stage(0), 0);
+
+    // Slabs below full_end lie wholly inside A and B: their refills need no edge checks.
+    const bool inside_mn = Cfg::kEdgeFreeLoop && ring.operands.m_left >= Cfg::BM && ring.operands.n_left >= Cfg::BN;
+    const int full_end = inside_mn ? args.k / Cfg::BK : 0;
+
+    float acc[Cfg::MI][Cfg::NI][4] = {};
+    int read_stage = 0, write_stage = Cfg::kStages - 1;
+    auto slab = [&](int s, auto refill_full) {
+        const int next_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+#pragma unroll
+        for (int step = 0; step < kSteps; ++step) {
+            // The next k step's fragments: this slab's, or after its last step the next slab's first.
+            if (step + 1 < kSteps)
+                load_fragments<Cfg, T>(frags[(step + 1) % 2], fragsA, fragsB, ring.a_stage(read_stage),
+                                       ring.b_stage(read_stage), step + 1);
+            else if (s + 1 < slabs)
+                load_fragments<Cfg, T>(frags[0], fragsA, fragsB, ring.a_stage(next_stage), ring.b_stage(next_stage), 0);
+            // The refill takes the stage of slab s - 1, whose last fragments every warp loaded
+            // before the previous slab's barrier.
+            if (step == 0) ring.issue(s + Cfg::kStages - 1, write_stage, refill_full);
+            mma_fragments<Cfg, T>(acc, frags[step % 2]);
+            if (step == kSteps - 2) {
+                // Slab s + 1 has landed (kStages - 2 newer groups may fly) for every thread once
+                // all pass the barrier; all of slab s's fragments are loaded by then.
+                ptx::cp_async_wait<Cfg::kStages - 2>();
+                __syncthreads();
+            }
+        }
+        write_stage = read_stage;
+        read_stage = next_stage;
+    };
+    int s = 0;
+    if constexpr (Cfg::kEdgeFreeLoop)
+        for (; s + Cfg::kStages - 1 < full_end; ++s) slab(s, std::true_type{});
+    for (; s < slabs; ++s) slab(s, std::false_type{});
+    ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
+    using Epilogue = StagedEpilogue<Cfg, TC>;
+    if constexpr (Epilogue::kApplies && Epilogue::kBytes <= Cfg::kStages * (Ring::SlabA::kBytes + Ring::SlabB::kBytes)) {
+        if (Epilogue::serves(args.C, args.ldc, ring.operands.m_left, ring.operands.n_left, args.beta)) {
+            __syncthreads();  // every warp is done with the ring, which now stages the tile
+            Epilogue::store(acc, smem, args.C, args.ldc, m0, n0, wm0, wn0, args.alpha);
+            return;
+        }
+    }
+    store_accumulators<Cfg, TC>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+}
 
 }  // namespace gemmkit::tensor

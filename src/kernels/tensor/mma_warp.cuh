@@ -41,31 +41,54 @@ __device__ __forceinline__ void round_for_mma(uint32_t (&r)[4]) {
     }
 }
 
+// One k step's fragments of a warp tile: A's MI blocks of 16 rows and B's NI / 2 pairs of n8
+// blocks, as ldmatrix.x4 (or the TF32 word reads) leave them.
+template <class Cfg>
+struct WarpFragments {
+    uint32_t a[Cfg::MI][4], b[Cfg::NI / 2][4];
+};
+
+// Loads k step `step` of the A and B stages (shared addresses) into f. The readers
+// (MmaSlab::Reader) hold the lane's fragment addresses.
+template <class Cfg, class T, class ReaderA, class ReaderB>
+__device__ __forceinline__ void load_fragments(WarpFragments<Cfg>& f, const ReaderA& fa, const ReaderB& fb,
+                                               uint32_t stage_a, uint32_t stage_b, int step) {
+#pragma unroll
+    for (int mi = 0; mi < Cfg::MI; ++mi) {
+        fa.load(f.a[mi], stage_a, mi, step);
+        round_for_mma<T>(f.a[mi]);
+    }
+#pragma unroll
+    for (int nj = 0; nj < Cfg::NI / 2; ++nj) {
+        fb.load(f.b[nj], stage_b, nj, step);
+        round_for_mma<T>(f.b[nj]);
+    }
+}
+
+// acc[i][j] += A block i x B block j over one k step: MI x NI mma.sync.
+template <class Cfg, class T>
+__device__ __forceinline__ void mma_fragments(float (&acc)[Cfg::MI][Cfg::NI][4], const WarpFragments<Cfg>& f) {
+#pragma unroll
+    for (int mi = 0; mi < Cfg::MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < Cfg::NI; ++ni)
+            mma<T>(acc[mi][ni], f.a[mi], f.b[ni / 2][2 * (ni % 2)], f.b[ni / 2][2 * (ni % 2) + 1]);
+}
+
+// k steps (one mma's depth: two 16-byte chunks of k) in a K-slab of Cfg::BK elements of T.
+template <class Cfg, class T>
+inline constexpr int kStepsPerSlab = Cfg::BK * static_cast<int>(sizeof(T)) / 32;
+
 // acc += (warp's WM rows of the A stage) x (warp's WN columns of the B stage) over one slab.
-// Equivalent to: for each k in the slab, acc[i][j] += A(wm0 + i, k) * B(k, wn0 + j). The
-// readers (MmaSlab::Reader) hold the lane's fragment addresses; stages are shared addresses.
+// Equivalent to: for each k in the slab, acc[i][j] += A(wm0 + i, k) * B(k, wn0 + j).
 template <class Cfg, class T, class ReaderA, class ReaderB>
 __device__ __forceinline__ void warp_mma_stage(float (&acc)[Cfg::MI][Cfg::NI][4], const ReaderA& fa,
                                                const ReaderB& fb, uint32_t stage_a, uint32_t stage_b) {
-    constexpr int kSteps = Cfg::BK * static_cast<int>(sizeof(T)) / 32;  // one mma takes 2 chunks of k
 #pragma unroll
-    for (int step = 0; step < kSteps; ++step) {
-        uint32_t a[Cfg::MI][4], b[Cfg::NI / 2][4];
-#pragma unroll
-        for (int mi = 0; mi < Cfg::MI; ++mi) {
-            fa.load(a[mi], stage_a, mi, step);
-            round_for_mma<T>(a[mi]);
-        }
-#pragma unroll
-        for (int nj = 0; nj < Cfg::NI / 2; ++nj) {
-            fb.load(b[nj], stage_b, nj, step);
-            round_for_mma<T>(b[nj]);
-        }
-#pragma unroll
-        for (int mi = 0; mi < Cfg::MI; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < Cfg::NI; ++ni)
-                mma<T>(acc[mi][ni], a[mi], b[ni / 2][2 * (ni % 2)], b[ni / 2][2 * (ni % 2) + 1]);
+    for (int step = 0; step < kStepsPerSlab<Cfg, T>; ++step) {
+        WarpFragments<Cfg> f;
+        load_fragments<Cfg, T>(f, fa, fb, stage_a, stage_b, step);
+        mma_fragments<Cfg, T>(acc, f);
     }
 }
 

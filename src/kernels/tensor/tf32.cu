@@ -9,7 +9,7 @@ template <class Cfg>
 KernelInfo tf32_row(const char* name, const char* description) {
     return {name, 6, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 80, description, kAsyncFastPath, kAllOps, 16,
             tile_of<Cfg>(), supports_tf32, launch_tf32<Cfg>,
-            entry_of<&cp_async_pipeline_kernel<Cfg, TunedOrder, float, float, false, false>>,
+            entry_of<pipeline_kernel<Cfg, TunedOrder, float, float, false, false>()>,
             pipeline_smem_bytes<Cfg, float>()};
 }
 
