@@ -71,6 +71,13 @@ struct SlabRing {
           ringB(ptx::smem_addr(smem) + Cfg::kStages * SlabA::kBytes),
           k(args.k) {}
 
+    // Slabs below this lie wholly inside A and B (their copies need no edge checks) when the
+    // configuration runs an edge-free main loop; 0 otherwise.
+    __device__ int full_end() const {
+        const bool inside_mn = Cfg::kEdgeFreeLoop && operands.m_left >= Cfg::BM && operands.n_left >= Cfg::BN;
+        return inside_mn ? k / Cfg::BK : 0;
+    }
+
     __device__ uint32_t a_stage(int stage) const { return ringA + stage * SlabA::kBytes; }
     __device__ uint32_t b_stage(int stage) const { return ringB + stage * SlabB::kBytes; }
 
@@ -93,21 +100,27 @@ struct SlabRing {
     }
 };
 
+// Where a block's tile of C starts (the Order's pick), and where this thread's warp tile starts in it.
+template <class Cfg>
+struct BlockPlace {
+    int m0, n0, wm0, wn0;
+
+    template <class Order, class Args>
+    __device__ static BlockPlace of(const Args& args) {
+        const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (args.n + Cfg::BN - 1) / Cfg::BN;
+        const int2 tile = Order::tile(tiles_m, tiles_n);
+        const int warp = threadIdx.x / 32;
+        return {tile.x * Cfg::BM, tile.y * Cfg::BN, (warp % Cfg::kWarpsM) * Cfg::WM, (warp / Cfg::kWarpsM) * Cfg::WN};
+    }
+};
+
 template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmArgs<T, TC> args) {
     extern __shared__ __align__(128) unsigned char smem[];
-    const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (args.n + Cfg::BN - 1) / Cfg::BN;
-    const int2 tile = Order::tile(tiles_m, tiles_n);
-    const int m0 = tile.x * Cfg::BM, n0 = tile.y * Cfg::BN;
-    const int warp = threadIdx.x / 32;
-    const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
+    const auto [m0, n0, wm0, wn0] = BlockPlace<Cfg>::template of<Order>(args);
     using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
     const Ring ring(args, m0, n0, smem);
-    const int slabs = ring.operands.slabs;
-
-    // Slabs below full_end lie wholly inside A and B: their copies need no checks.
-    const bool inside_mn = Cfg::kEdgeFreeLoop && ring.operands.m_left >= Cfg::BM && ring.operands.n_left >= Cfg::BN;
-    const int full_end = inside_mn ? args.k / Cfg::BK : 0;
+    const int slabs = ring.operands.slabs, full_end = ring.full_end();
 
     for (int s = 0; s < Cfg::kStages - 1; ++s) ring.issue(s, s);
 

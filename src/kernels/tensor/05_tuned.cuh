@@ -63,14 +63,10 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     constexpr int kSteps = kStepsPerSlab<Cfg, T>;
     static_assert(kSteps % 2 == 0, "a slab ends on the fragment set the next one starts with");
     extern __shared__ __align__(128) unsigned char smem[];
-    const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (args.n + Cfg::BN - 1) / Cfg::BN;
-    const int2 tile = Order::tile(tiles_m, tiles_n);
-    const int m0 = tile.x * Cfg::BM, n0 = tile.y * Cfg::BN;
-    const int warp = threadIdx.x / 32;
-    const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
+    const auto [m0, n0, wm0, wn0] = BlockPlace<Cfg>::template of<Order>(args);
     using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
     const Ring ring(args, m0, n0, smem);
-    const int slabs = ring.operands.slabs;
+    const int slabs = ring.operands.slabs, full_end = ring.full_end();
     const typename Ring::SlabA::template Reader<Cfg::WM / 16> fragsA(wm0);
     const typename Ring::SlabB::template Reader<Cfg::WN / 16> fragsB(wn0);
 
@@ -79,10 +75,6 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     __syncthreads();
     WarpFragments<Cfg> frags[2];
     load_fragments<Cfg, T>(frags[0], fragsA, fragsB, ring.a_stage(0), ring.b_stage(0), 0);
-
-    // Slabs below full_end lie wholly inside A and B: their refills need no edge checks.
-    const bool inside_mn = Cfg::kEdgeFreeLoop && ring.operands.m_left >= Cfg::BM && ring.operands.n_left >= Cfg::BN;
-    const int full_end = inside_mn ? args.k / Cfg::BK : 0;
 
     float acc[Cfg::MI][Cfg::NI][4] = {};
     int read_stage = 0, write_stage = Cfg::kStages - 1;
