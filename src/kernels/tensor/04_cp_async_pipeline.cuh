@@ -24,9 +24,9 @@ namespace gemmkit::tensor {
 // kEdgeFreeLoop: run the main loop in two copies, the first for the slabs whose refills lie
 // wholly inside A and B, with the copies' edge checks compiled out (ptxas otherwise
 // if-converts them into every slab). H100, 2026-11-24: TF32 (step 06) 36.0 -> 42.1-43.0% of
-// cuBLAS at 4096^3 and 34.5 -> 37.8-38.9% at 8192^3; FP16/BF16 steps 04-05 lost 3-4 points at
-// 4096^3 (53.5-54.3 -> 49.7-50.5%) with it, though their loop fell from 276 to 139
-// instructions a slab, so they keep one loop.
+// cuBLAS at 4096^3 and 34.5 -> 37.8-38.9% at 8192^3; FP16/BF16 step 04 lost 3-4 points at
+// 4096^3 (53.5-54.3 -> 49.7-50.5%) with it, though its loop fell from 276 to 139 instructions
+// a slab, so it keeps one loop; step 05's loop gained 7-13 points with it (05_tuned.cuh).
 // kCrossSlabFragments: step 05's main loop (05_tuned.cuh) instead of this step's.
 template <int BM, int BN, int BK, int WM, int WN, int kStages_, bool kEdgeFreeLoop_ = false,
           bool kCrossSlabFragments_ = false>

@@ -11,7 +11,7 @@
 //   own, and every warp issues them with no MMA beside them.
 // - C leaves through shared memory in 16-byte stores (staged_epilogue.cuh) where the tile lies
 //   inside C, C is 16-byte aligned and not read (beta 0); elsewhere one store an element.
-// - 256 x 128 blocks of 8 warps (64 x 64 each), one block an SM, 4 stages: a third less L2
+// - 256 x 128 blocks of 8 warps (64 x 64 each), one block an SM, 4 stages: a quarter less L2
 //   traffic a FLOP than step 04's 128 x 128 blocks (two an SM).
 // - Blocks walk C in groups of kGroup tile-rows (m fastest inside a group, then the next
 //   column of tiles), so the blocks resident at one time share a few A and B panels in L2.
