@@ -22,7 +22,7 @@
 // three changes above they win.
 // Preconditions: as step 04.
 // Measured (H100, 2026-11-25, commits 03ba2cb and 4a5b2c9; NN, % of cuBLAS with the same
-// types): 4096^3 61.9-64.0% over 8 runs (FP16 497 TFLOP/s, BF16 503 in a device check);
+// types): 4096^3 61.9-64.0% over 7 runs (FP16 497 TFLOP/s, BF16 503 in a device check);
 // 8192^3 59.1-65.7%: ~66% on a GPU not yet at its power cap, ~59% at it (its calls slow by 16%,
 // cuBLAS's by 4-7%); 2048^3 68%; 1024^3 38% (32 tiles for 132 SMs). Step 04's loop on the
 // same tiles: 44%. docs/ladder.md.
