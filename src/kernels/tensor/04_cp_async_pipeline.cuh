@@ -39,7 +39,7 @@ struct PipelineCfg : MmaTileCfg<BM, BN, BK, WM, WN> {
 
 // Shared bytes of a configuration's ring (A and B slabs per stage).
 template <class Cfg, class T>
-constexpr int pipeline_smem_bytes() {
+__host__ __device__ constexpr int pipeline_smem_bytes() {
     return Cfg::kStages * (Cfg::BM + Cfg::BN) * Cfg::BK * static_cast<int>(sizeof(T));
 }
 

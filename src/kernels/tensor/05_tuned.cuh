@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     for (; s < slabs; ++s) slab(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     using Epilogue = StagedEpilogue<Cfg, TC>;
-    if constexpr (Epilogue::kApplies && Epilogue::kBytes <= Cfg::kStages * (Ring::SlabA::kBytes + Ring::SlabB::kBytes)) {
+    if constexpr (Epilogue::kApplies && Epilogue::kBytes <= pipeline_smem_bytes<Cfg, T>()) {
         if (Epilogue::serves(args.C, args.ldc, ring.operands.m_left, ring.operands.n_left, args.beta)) {
             __syncthreads();  // every warp is done with the ring, which now stages the tile
             Epilogue::store(acc, smem, args.C, args.ldc, m0, n0, wm0, wn0, args.alpha);

@@ -10,8 +10,8 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
+#include "kernels/launch_common.cuh"
 #include "kernels/tensor/mma_warp.cuh"
 
 namespace gemmkit::tensor {
@@ -29,8 +29,7 @@ struct StagedEpilogue {
     // aligned, and C not read (beta 0: with beta the sum must be rounded once, as the register
     // path does).
     __device__ static bool serves(const TC* C, int64_t ldc, int m_left, int n_left, float beta) {
-        return kApplies && beta == 0.0f && m_left >= Cfg::BM && n_left >= Cfg::BN &&
-               reinterpret_cast<uintptr_t>(C) % 16 == 0 && ldc * static_cast<int64_t>(sizeof(TC)) % 16 == 0;
+        return kApplies && beta == 0.0f && m_left >= Cfg::BM && n_left >= Cfg::BN && aligned16<TC>(C, ldc);
     }
 
     // C(m0.., n0..) = alpha * acc for the whole block tile; `staging` (kBytes, shared) must be
