@@ -40,7 +40,7 @@ struct KernelInfo {
     const void* (*entry)();
     int dynamic_smem_bytes = 0;  // requested at launch, beyond its static __shared__ arrays
     // TF32 rows: whether the kernel truncates FP32 A and B to TF32 on p (wgmma reads the top 19
-    // bits of each word) rather than rounding them to nearest (cvt.rna); null: it rounds.
+    // bits of each word) rather than rounding them to nearest (cvt.rn); null: it rounds.
     bool (*truncates_tf32)(const Problem& p) = nullptr;
 };
 

@@ -38,7 +38,7 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
     }
 }
 
-// d += a * b with TF32 inputs (FP32 bit patterns already rounded by cvt_rna_tf32).
+// d += a * b with TF32 inputs (FP32 bit patterns already rounded by cvt_rn_tf32).
 __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -47,12 +47,20 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// FP32 -> TF32, round to nearest with ties away from zero (the tensor core itself would
-// just drop the low 13 mantissa bits). The verification reference rounds the same way.
-__device__ __forceinline__ uint32_t cvt_rna_tf32(uint32_t fp32_bits) {
+// FP32 -> TF32, round to nearest with ties to even (the tensor core itself would just drop the
+// low 13 mantissa bits). The verification reference rounds the same way. sm_90 has this in one
+// instruction (F2FP.TF32.F32.PACK_B); cvt.rna, ties away, compiles to four (NaN test, add, mask,
+// overflow fix-up), and the rounding of the fragments was most of TF32 step 06's instructions.
+// Below sm_90 (where cvt.rn.tf32 does not exist) the same rounding in integer steps.
+__device__ __forceinline__ uint32_t cvt_rn_tf32(uint32_t fp32_bits) {
+#if __CUDA_ARCH__ >= 900
     uint32_t out;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(__uint_as_float(fp32_bits)));
+    asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(__uint_as_float(fp32_bits)));
     return out;
+#else
+    if ((fp32_bits & 0x7F800000u) == 0x7F800000u) return fp32_bits;  // Inf, NaN
+    return (fp32_bits + 0xFFFu + ((fp32_bits >> 13) & 1u)) & ~0x1FFFu;
+#endif
 }
 
 }  // namespace gemmkit::ptx

@@ -30,14 +30,15 @@ decltype(auto) visit_dtype(gemmkit_dtype type, F&& f) {
     throw std::invalid_argument("unknown gemmkit_dtype " + std::to_string(static_cast<int>(type)));
 }
 
-// FP32 rounded to TF32 (10 stored mantissa bits) as PTX cvt.rna.tf32.f32 does: to nearest,
-// ties away from zero. Adding half of the 13 dropped bits' weight (0x1000) carries into the
-// kept bits exactly when the dropped part is >= half; Inf and NaN pass unchanged.
+// FP32 rounded to TF32 (10 stored mantissa bits) as PTX cvt.rn.tf32.f32 does: to nearest,
+// ties to even. Adding just under half of the 13 dropped bits' weight (0xFFF), plus the last
+// kept bit, carries into the kept bits exactly when the dropped part is above half, or is half
+// and the kept part odd; Inf and NaN pass unchanged.
 __host__ __device__ inline float round_to_tf32(float x) {
     uint32_t bits;
     std::memcpy(&bits, &x, sizeof bits);
     if ((bits & 0x7F800000u) == 0x7F800000u) return x;
-    bits = (bits + 0x1000u) & ~0x1FFFu;
+    bits = (bits + 0xFFFu + ((bits >> 13) & 1u)) & ~0x1FFFu;
     std::memcpy(&x, &bits, sizeof bits);
     return x;
 }

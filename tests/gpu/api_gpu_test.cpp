@@ -1,6 +1,7 @@
 // The public C API on real device memory: automatic choice, the cuBLAS corner cases
 // (k == 0, alpha == 0, beta == 0 with NaN in C, m == 0), streams, pointer checks, threads,
 // and what a kernel must not touch (the padding rows of C).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -322,14 +323,23 @@ TEST_F(ApiGpuTest, EveryKernelAgreesWithAuto) {
 // ---- TF32 inputs ------------------------------------------------------------------------
 
 // Every TF32 kernel cuts A and B to TF32 the way its row says (KernelInfo::truncates_tf32), which
-// is what verification builds its reference from. A holds x = 1 + 2^-11 + 2^-12 in its first
-// column and B a 1 in its first row, so C = x cut once: 1 + 2^-10 rounded to nearest, 1 truncated.
+// is what verification builds its reference from. A's first column holds, row after row, a value
+// above a tie and the two kinds of tie, and B a 1 in its first row, so C(i, j) = A(i, 0) cut
+// once: rounded to nearest with ties to even, or truncated.
 TEST_F(ApiGpuTest, Tf32KernelsCutInputsAsTheirRowsSay) {
     constexpr int64_t m = 128, n = 256, k = 32;
-    const float x = 1.0f + 0x1.0p-11f + 0x1.0p-12f;
+    struct Cut {
+        float x, rounded, truncated;
+    };
+    const Cut cuts[] = {
+        {1.0f + 0x1.0p-11f + 0x1.0p-12f, 1.0f + 0x1.0p-10f, 1.0f},                // above the tie: up
+        {1.0f + 0x1.0p-11f, 1.0f, 1.0f},                                         // tie, even below
+        {1.0f + 0x1.0p-10f + 0x1.0p-11f, 1.0f + 0x1.0p-9f, 1.0f + 0x1.0p-10f},  // tie, even above
+    };
+    constexpr int64_t kCuts = sizeof cuts / sizeof cuts[0];
     std::vector<float> a(m * k, 0.0f), b(k * n, 0.0f), c(m * n, kSentinel);
-    for (int64_t i = 0; i < m; ++i) a[i] = x;       // A(i, 0), column-major m x k
-    for (int64_t j = 0; j < n; ++j) b[j * k] = 1.0f;  // B(0, j), column-major k x n
+    for (int64_t i = 0; i < m; ++i) a[i] = cuts[i % kCuts].x;  // A(i, 0), column-major m x k
+    for (int64_t j = 0; j < n; ++j) b[j * k] = 1.0f;            // B(0, j), column-major k x n
     DeviceBuffer<float> da(a.size()), db(b.size()), dc(c.size());
     upload(da, a, stream_);
     upload(db, b, stream_);
@@ -349,12 +359,15 @@ TEST_F(ApiGpuTest, Tf32KernelsCutInputsAsTheirRowsSay) {
         p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;
         p.compute = GEMMKIT_COMPUTE_32F_FAST_TF32;
         const bool truncates = info.truncates_tf32 != nullptr && info.truncates_tf32(p);
-        const float expected = truncates ? 1.0f : 1.0f + 0x1.0p-10f;
         const std::vector<float> out = download(dc, stream_);
-        int64_t wrong = 0;
-        for (float v : out) wrong += v != expected;
-        EXPECT_EQ(wrong, 0) << info.name << (truncates ? " says it truncates" : " says it rounds") << ": C(0, 0) = "
-                            << std::hexfloat << out[0] << ", expected " << expected;
+        int64_t wrong = 0, first_wrong = -1;
+        for (int64_t e = 0; e < m * n; ++e) {
+            const Cut& cut = cuts[e % m % kCuts];
+            if (out[e] == (truncates ? cut.truncated : cut.rounded)) continue;
+            if (wrong++ == 0) first_wrong = e;
+        }
+        EXPECT_EQ(wrong, 0) << info.name << (truncates ? " says it truncates" : " says it rounds") << ": C(" << first_wrong % m
+                            << ", " << first_wrong / m << ") = " << std::hexfloat << out[std::max<int64_t>(first_wrong, 0)];
         ++ran;
     }
     EXPECT_GT(ran, 0) << "no TF32 kernel runs on this device";

@@ -1,5 +1,5 @@
 // verify/dtypes.hpp: the conversions every reference is built on. TF32 rounding must match
-// PTX cvt.rna.tf32.f32 bit for bit (nearest, ties away from zero), and truncation what wgmma
+// PTX cvt.rn.tf32.f32 bit for bit (nearest, ties to even), and truncation what wgmma
 // reads, or the reference and the tensor cores would read different A and B.
 #include <cmath>
 #include <cstdint>
@@ -30,12 +30,13 @@ TEST(RoundToTf32, KeepsValuesWithTenMantissaBits) {
         EXPECT_EQ(bits_of(round_to_tf32(x)), bits_of(x)) << x;
 }
 
-// 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: away from zero gives the upper one (round
-// to nearest even would give 1, whose last kept bit is even).
-TEST(RoundToTf32, TiesGoAwayFromZero) {
-    EXPECT_EQ(round_to_tf32(1.0f + 0x1.0p-11f), 1.0f + 0x1.0p-10f);
-    EXPECT_EQ(round_to_tf32(-(1.0f + 0x1.0p-11f)), -(1.0f + 0x1.0p-10f));
+// 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: ties go to the neighbour whose last kept bit
+// is even (1), as cvt.rn does; 1 + 2^-10 + 2^-11 lies halfway between two whose even one is above.
+TEST(RoundToTf32, TiesGoToEven) {
+    EXPECT_EQ(round_to_tf32(1.0f + 0x1.0p-11f), 1.0f);
+    EXPECT_EQ(round_to_tf32(-(1.0f + 0x1.0p-11f)), -1.0f);
     EXPECT_EQ(round_to_tf32(1.0f + 0x1.0p-10f + 0x1.0p-11f), 1.0f + 0x1.0p-9f);
+    EXPECT_EQ(round_to_tf32(-(1.0f + 0x1.0p-10f + 0x1.0p-11f)), -(1.0f + 0x1.0p-9f));
 }
 
 TEST(RoundToTf32, RoundsToNearestOffTies) {

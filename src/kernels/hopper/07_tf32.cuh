@@ -8,7 +8,7 @@
 //    too. A with op N (m contiguous) is read from its slab into registers instead: the
 //    register-A form of wgmma. B with op T is transposed by the launcher (one pass over B).
 //  - The tensor core reads only the top 19 bits of each FP32 word (sign, exponent, 10 mantissa
-//    bits): the inputs are truncated to TF32, not rounded as step 06's cvt.rna does (and as
+//    bits): the inputs are truncated to TF32, not rounded as step 06's cvt.rn does (and as
 //    cuBLAS's TF32 path does, measured on the H100). The registry row says so
 //    (KernelInfo::truncates_tf32), verification cuts its reference inputs the same way, and a
 //    GPU test pins the behaviour.

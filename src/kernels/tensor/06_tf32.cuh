@@ -2,7 +2,7 @@
 //
 // What changed: the element is float and each MMA is mma.sync.m16n8k8.tf32 (8 k per MMA
 // instead of 16; one 16-byte chunk holds 4 elements instead of 8, so the slab code is
-// unchanged in chunk units). Fragments are rounded to TF32 (cvt.rna) after the load, as
+// unchanged in chunk units). Fragments are rounded to TF32 (cvt.rn, ties to even) after the load, as
 // the reference rounds its inputs. ldmatrix moves 16-bit elements, so where a slab is stored
 // mn-major (A with op N, B with op T) fragments are read word by word, with a swizzle that
 // keeps those reads conflict-free (mma_slab.cuh).

@@ -32,12 +32,12 @@ __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint3
         ptx::mma_m16n8k16<T>(d, a, b0, b1);
 }
 
-// TF32 operands are rounded to nearest (as the reference does); 16-bit types pass through.
+// TF32 operands are rounded to nearest, ties to even (as the reference does); 16-bit types pass through.
 template <class T>
 __device__ __forceinline__ void round_for_mma(uint32_t (&r)[4]) {
     if constexpr (std::is_same_v<T, float>) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) r[i] = ptx::cvt_rna_tf32(r[i]);
+        for (int i = 0; i < 4; ++i) r[i] = ptx::cvt_rn_tf32(r[i]);
     }
 }
 
