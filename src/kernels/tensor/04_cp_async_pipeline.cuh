@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
         for (; s + Cfg::kStages - 1 < full_end; ++s) step(s, std::true_type{});
     for (; s < slabs; ++s) step(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
-    store_accumulators<Cfg, TC>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
 }
 
 template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>

@@ -109,6 +109,8 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     for (; s < slabs; ++s) slab(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     using Epilogue = StagedEpilogue<Cfg, TC>;
+    static_assert(!Epilogue::kApplies || !(Ring::SlabA::kPermutedUnits || Ring::SlabB::kPermutedUnits),
+                  "the staged epilogue takes the accumulators in unit order");
     if constexpr (Epilogue::kApplies && Epilogue::kBytes <= pipeline_smem_bytes<Cfg, T>()) {
         if (Epilogue::serves(args.C, args.ldc, ring.operands.m_left, ring.operands.n_left, args.beta)) {
             __syncthreads();  // every warp is done with the ring, which now stages the tile
@@ -116,7 +118,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
             return;
         }
     }
-    store_accumulators<Cfg, TC>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
 }
 
 }  // namespace gemmkit::tensor

@@ -33,7 +33,8 @@ struct MmaSlab {
     static constexpr int kElems = kRows * kRowElems;
     static constexpr int kBytes = kElems * static_cast<int>(sizeof(T));
     // TF32 with mn along the rows has no ldmatrix.trans (it moves 16-bit elements): its
-    // fragments are read word by word instead, which needs a different XOR (below).
+    // fragments are read as 8-byte pairs of permuted units instead (PairWordFragments), which
+    // needs a different XOR (below).
     static constexpr bool kScalarReads = sizeof(T) == 4 && kMnContiguous;
     static_assert(kRowElems % kChunkElems == 0 && kChunks >= 2 && (kChunks & (kChunks - 1)) == 0,
                   "rows are a power-of-two number (>= 2) of 16-byte chunks");
@@ -48,8 +49,8 @@ struct MmaSlab {
     __device__ static constexpr int k_half(int q) { return kIsB ? q & 1 : q >> 1; }
 
     __device__ static int xor_of(int row) {
-        // Word reads take rows k..k+3 at two neighbouring chunks: XOR by 2*(row % 4) puts the
-        // 8 (row, chunk) pairs in 8 different bank groups.
+        // A half warp of PairWordFragments reads rows k..k+3 at two neighbouring chunks each: XOR
+        // by 2*(row % 4) puts the 8 (row, chunk) pairs in 8 different bank groups.
         if constexpr (kScalarReads) return (row & 3) << 1;
         return (row / kRowsPerLine) % kXorSpan;
     }
@@ -170,7 +171,7 @@ struct MmaSlab {
     // per step or per block; the other index moves by whole swizzle periods (16 rows).
     template <int kBlocks>
     struct Fragments {
-        static_assert(!kScalarReads, "TF32 mn-major slabs are read word by word (WordFragments)");
+        static_assert(!kScalarReads, "TF32 mn-major slabs are read by PairWordFragments");
         static constexpr int kSteps = BK / kChunkElems / 2;
         static constexpr int kOffsets = kMnContiguous ? kBlocks : kSteps;
         static constexpr int kRowBytes = kRowElems * static_cast<int>(sizeof(T));
@@ -194,28 +195,63 @@ struct MmaSlab {
             else
                 ptx::ldmatrix_x4_at(r, stage + off[step] + block * 16 * kRowBytes);
         }
-    };
-
-    // Fragments' interface for TF32 mn-major slabs: word reads at addresses worked out per load
-    // (ldmatrix .trans moves 16-bit elements only).
-    template <int kBlocks>
-    struct WordFragments {
-        int wmn0;
-        __device__ explicit WordFragments(int wmn0_) : wmn0(wmn0_) {}
-        __device__ void load(uint32_t (&r)[4], uint32_t stage, int block, int step) const {
-            const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+        // The fragments of all kBlocks blocks at k step `step`.
+        __device__ void load_step(uint32_t (&r)[kBlocks][4], uint32_t stage, int step) const {
 #pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const int mn = wmn0 + 16 * block + mn_half(q) * 8 + g, k = (2 * step + k_half(q)) * kChunkElems + t;
-                const int e = chunk_offset(k, mn / kChunkElems) + mn % kChunkElems;
-                asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r[q]) : "r"(stage + e * 4));
-            }
+            for (int block = 0; block < kBlocks; ++block) load(r[block], stage, block, step);
         }
     };
 
+    // Fragments' interface for TF32 mn-major slabs, which ldmatrix cannot read (its .trans moves
+    // 16-bit elements). A fragment wants lane (g, t) to hold element g of an 8-wide unit of mn at
+    // k = t (and t + 4); in an mn-major row a unit's 8 elements lie side by side, so a lane would
+    // read single words. The warp's mn range is therefore used in a permuted order: the two units
+    // of each block of 16 interleave, unit u's element x coming from mn = 16 (u / 2) + 2 x + u % 2
+    // (unit_mn below). Element g of both units is then one 8-byte pair, and A's fragment {a0, a1}
+    // (or {a2, a3}) one LDS.64 straight into the registers the mma reads. MMA computes on the
+    // permuted rows (columns, for B) as on any others; the epilogue writes each accumulator to
+    // the row (column) unit_mn names. A k step reads 2 pairs a block instead of 4 words.
+    // Conflict-free: a half warp reads rows t = 0..3, 32 bytes each, which the XOR by 2 (row % 4)
+    // puts in four different quarters of the banks.
+    template <int kBlocks>
+    struct PairWordFragments {
+        static constexpr int kRowBytes = kRowElems * static_cast<int>(sizeof(T));
+        uint32_t off[2];  // byte offsets of this lane's pair at k = t, for even and odd blocks
+
+        __device__ explicit PairWordFragments(int wmn0) {
+            const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+            for (int odd = 0; odd < 2; ++odd) {
+                const int mn = wmn0 + 16 * odd + 2 * g;
+                off[odd] = (chunk_offset(t, mn / kChunkElems) + mn % kChunkElems) * static_cast<uint32_t>(sizeof(T));
+            }
+        }
+
+        // The fragments of all kBlocks blocks at k step `step`, in Fragments' register order.
+        __device__ void load_step(uint32_t (&r)[kBlocks][4], uint32_t stage, int step) const {
+#pragma unroll
+            for (int block = 0; block < kBlocks; ++block)
+#pragma unroll
+                for (int kh = 0; kh < 2; ++kh) {
+                    // Blocks two apart are 32 elements (8 chunks, one XOR period) apart; rows k lo
+                    // and k hi are 4 rows (one XOR period) apart.
+                    uint32_t lo, hi;  // units 2 block and 2 block + 1
+                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n"
+                                 : "=r"(lo), "=r"(hi)
+                                 : "r"(stage + off[block % 2] + (2 * step + kh) * 4 * kRowBytes + block / 2 * 32 * 4));
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        if (k_half(q) == kh) r[block][q] = mn_half(q) ? hi : lo;
+                }
+        }
+    };
+
+    // Whether this slab's fragments take the warp's mn range in PairWordFragments' order.
+    static constexpr bool kPermutedUnits = kScalarReads;
+
     // The fragment reader of this slab for a warp spanning kBlocks blocks of 16 along mn.
     template <int kBlocks>
-    using Reader = std::conditional_t<kScalarReads, WordFragments<kBlocks>, Fragments<kBlocks>>;
+    using Reader = std::conditional_t<kScalarReads, PairWordFragments<kBlocks>, Fragments<kBlocks>>;
 
 };
 

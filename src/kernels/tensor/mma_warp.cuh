@@ -53,16 +53,12 @@ struct WarpFragments {
 template <class Cfg, class T, class ReaderA, class ReaderB>
 __device__ __forceinline__ void load_fragments(WarpFragments<Cfg>& f, const ReaderA& fa, const ReaderB& fb,
                                                uint32_t stage_a, uint32_t stage_b, int step) {
+    fa.load_step(f.a, stage_a, step);
+    fb.load_step(f.b, stage_b, step);
 #pragma unroll
-    for (int mi = 0; mi < Cfg::MI; ++mi) {
-        fa.load(f.a[mi], stage_a, mi, step);
-        round_for_mma<T>(f.a[mi]);
-    }
+    for (int mi = 0; mi < Cfg::MI; ++mi) round_for_mma<T>(f.a[mi]);
 #pragma unroll
-    for (int nj = 0; nj < Cfg::NI / 2; ++nj) {
-        fb.load(f.b[nj], stage_b, nj, step);
-        round_for_mma<T>(f.b[nj]);
-    }
+    for (int nj = 0; nj < Cfg::NI / 2; ++nj) round_for_mma<T>(f.b[nj]);
 }
 
 // acc[i][j] += A block i x B block j over one k step: MI x NI mma.sync.
@@ -92,9 +88,18 @@ __device__ __forceinline__ void warp_mma_stage(float (&acc)[Cfg::MI][Cfg::NI][4]
     }
 }
 
+// Where element x (0..7) of the warp tile's 8-wide unit u lies along m (n): unit after unit, or
+// in PairWordFragments' permuted order where the slab of A (B) is read that way (kPermuted).
+template <bool kPermuted>
+__device__ __forceinline__ constexpr int unit_mn(int u, int x) {
+    return kPermuted ? 16 * (u / 2) + 2 * x + u % 2 : 8 * u + x;
+}
+
 // C = alpha * acc + beta * C for the warp tile at (m0 + wm0, n0 + wn0), inside m x n only.
-// Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile.
-template <class Cfg, class TC>
+// Lane (g, t) holds elements g and g + 8 (units 2 mi and 2 mi + 1) of each 16 x 8 tile's rows
+// and elements 2t and 2t + 1 of its columns (unit ni); kPermRows / kPermCols: the slab of A / B
+// was read in permuted units (unit_mn).
+template <class Cfg, class TC, bool kPermRows = false, bool kPermCols = false>
 __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][Cfg::NI][4], TC* C, int64_t ldc,
                                                    int m, int n, int m0, int n0, float alpha, float beta) {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -104,7 +109,8 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][C
         for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
             for (int r = 0; r < 4; ++r) {
-                const int i = m0 + mi * 16 + g + 8 * (r / 2), j = n0 + ni * 8 + 2 * t + r % 2;
+                const int i = m0 + unit_mn<kPermRows>(2 * mi + r / 2, g);
+                const int j = n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2);
                 if (i < m && j < n) store_scaled(C, ldc, i, j, acc[mi][ni][r], alpha, beta);
             }
 }
