@@ -36,11 +36,6 @@ struct TileGrid {
     }
 };
 
-inline int64_t sm_count_or(int64_t fallback) {
-    DeviceState dev;
-    return current_device(&dev) == GEMMKIT_SUCCESS && dev.sm_count > 0 ? dev.sm_count : fallback;
-}
-
 template <class Cfg>
 struct PersistentGrid {
     static dim3 grid(const Problem& p, const void* /*kernel*/, int /*smem_bytes*/) {
