@@ -94,9 +94,6 @@ struct ClusterGrid {
     }
 };
 
-// What TMA cannot read runs the mma.sync pipeline (step 05), itself correct for any operand.
-using FallbackCfg = tensor::TunedCfg;
-
 // Dynamic shared bytes of a step: the ring, plus step 6's staging for C (bytes do not depend
 // on the ops).
 template <class Step, class T>
@@ -141,7 +138,7 @@ template <class Step>
 cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
     return launch_padded(
         p, stream, [&](const Problem& q) { return launch_hopper_step<Step>(q, stream); },
-        [&](const Problem& q) { return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(q, stream); });
+        [&](const Problem& q) { return tensor::launch_tuned(q, stream); });
 }
 
 // Whether the image the driver loaded for the current device holds the Hopper kernels' real
@@ -202,10 +199,10 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
 // problems of few pair-tiles run instead, launch_step_kernel) on p.
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
-    if (!hopper_code_loaded()) return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+    if (!hopper_code_loaded()) return tensor::launch_tuned(p, stream);
     if (!tma_reads_operands(p)) {
         if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);
-        return tensor::launch_cp_async_pipeline<FallbackCfg, tensor::TunedOrder>(p, stream);
+        return tensor::launch_tuned(p, stream);
     }
     return tensor::with_half_types(p, [&](auto t, auto tc) {
         using T = typename decltype(t)::type;

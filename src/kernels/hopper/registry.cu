@@ -108,7 +108,7 @@ bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
 template <class Step>
 cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
-    auto pipeline = [&](const Problem& q) { return launch_tf32<Tf32PipelineCfg>(q, stream); };
+    auto pipeline = [&](const Problem& q) { return launch_tf32(q, stream); };
     if (!runs_wgmma_tf32(p)) return pipeline(p);
     auto wgmma = [&](const Problem& q) {
         if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);

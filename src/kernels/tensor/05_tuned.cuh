@@ -24,10 +24,11 @@
 // Measured (H100, 2026-11-25, commits 03ba2cb and 4a5b2c9; NN, % of cuBLAS with the same
 // types): 4096^3 61.9-64.0% over 7 runs (FP16 497 TFLOP/s, BF16 503 in a device check);
 // 8192^3 59.1-65.7%: ~66% on a GPU not yet at its power cap, ~59% at it (its calls slow by 16%,
-// cuBLAS's by 4-7%); 2048^3 68%; 1024^3 38% (32 tiles for 132 SMs). Step 04's loop on the
-// same tiles: 44%. docs/ladder.md.
+// cuBLAS's by 4-7%); 2048^3 67-68%; 1024^3 41% on 128 x 128 tiles (launch_tuned_typed; 38% on
+// its 32 tiles of 256 x 128). Step 04's loop on the same tiles: 44%. docs/ladder.md.
 #pragma once
 
+#include "device_state.hpp"
 #include "kernels/tensor/04_cp_async_pipeline.cuh"
 #include "kernels/tensor/staged_epilogue.cuh"
 
@@ -52,6 +53,9 @@ using TunedOrder = GroupedOrder<8>;
 // The registered configuration (and what the Hopper steps fall back to for operands TMA cannot
 // read when no workspace is at hand).
 using TunedCfg = PipelineCfg<256, 128, 32, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
+// What problems too small for TunedCfg's tiles run (launch_tuned_typed): step 04's loop on
+// 128 x 128 tiles of 4 warps, two blocks an SM.
+using TunedSmallCfg = PipelineCfg<128, 128, 32, 64, 64, 4>;
 
 // Step 05's main loop: step 04's ring, with each k step's fragments loaded while the previous
 // k step's MMAs run, across slab boundaries too. The barrier of a slab sits before its last k
@@ -119,6 +123,25 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
         }
     }
     store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+}
+
+// Cfg's tiles, or SmallCfg's where Cfg's would leave half the SMs or more idle: 1024^3 is 32
+// tiles of 256 x 128 for 132 SMs, and 64 of 128 x 128 at two blocks an SM run on twice the SMs
+// (H100, FP16/BF16: 43% of cuBLAS against 38%; TF32 43% against 33%). At 2048^3 (128 tiles,
+// one round) the large tiles win (68% against ~58%).
+template <class Cfg, class SmallCfg, class Order, class T, class TC>
+cudaError_t launch_tuned_typed(const Problem& p, cudaStream_t stream) {
+    const int64_t tiles = ceil_div(p.m, Cfg::BM) * ceil_div(p.n, Cfg::BN);
+    if (2 * tiles <= sm_count_or(132)) return launch_pipeline_typed<SmallCfg, Order, T, TC>(p, stream);
+    return launch_pipeline_typed<Cfg, Order, T, TC>(p, stream);
+}
+
+// Step 05 as registered (FP16/BF16), and the Hopper steps' fallback.
+inline cudaError_t launch_tuned(const Problem& p, cudaStream_t stream) {
+    return with_half_types(p, [&](auto t, auto tc) {
+        return launch_tuned_typed<TunedCfg, TunedSmallCfg, TunedOrder, typename decltype(t)::type,
+                                  typename decltype(tc)::type>(p, stream);
+    });
 }
 
 }  // namespace gemmkit::tensor

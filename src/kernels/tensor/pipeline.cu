@@ -10,11 +10,13 @@ const void* pipeline_entry() {
     return entry_of<pipeline_kernel<Cfg, Order, T, T, false, false>()>();
 }
 
+// The rows of configuration Cfg (as the resource reports describe it), launched by `launch`.
 template <class Cfg, class Order>
 void add_pipeline_pair(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
-                       const char* description) {
-    add_half_pair(table, f16_name, bf16_name, level, description, kAsyncFastPath, 16, tile_of<Cfg>(),
-                  launch_cp_async_pipeline<Cfg, Order>, pipeline_entry<Cfg, Order, half>,
+                       const char* description,
+                       cudaError_t (*launch)(const Problem&, cudaStream_t) = launch_cp_async_pipeline<Cfg, Order>) {
+    add_half_pair(table, f16_name, bf16_name, level, description, kAsyncFastPath, 16, tile_of<Cfg>(), launch,
+                  pipeline_entry<Cfg, Order, half>,
                   pipeline_entry<Cfg, Order, bf16>, pipeline_smem_bytes<Cfg, half>());
 }
 
@@ -33,7 +35,8 @@ void add_pipeline_kernels(std::vector<KernelInfo>* table) {
     add_pipeline_pair<TunedCfg, TunedOrder>(
         table, "f16.05_tuned_256x128x32_s4", "bf16.05_tuned_256x128x32_s4", 5,
         "256x128 tile, 8 warps of 64x64 (1 block/SM), 4 stages; fragments loaded a k step ahead, across slabs; "
-        "C through shared memory; grouped block order");
+        "C through shared memory; grouped block order; problems of fewer tiles than half the SMs run 128x128 tiles",
+        launch_tuned);
 }
 
 }  // namespace gemmkit::tensor
