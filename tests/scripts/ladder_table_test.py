@@ -59,8 +59,8 @@ class LadderTable(unittest.TestCase):
 
     def test_hopper_steps_go_to_the_hopper_table_and_mma_sync_steps_to_the_tensor_table(self):
         csv_text = (row("bf16.11_tma_store", "bf16", 4096, 4096, 4096, 782.2, 98.5) +
-                    row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
-                    row("tf32.06_mma_128x128x16_s4", "tf32", 4096, 4096, 4096, 144.0, 35.4) +
+                    row("bf16.05_tuned_256x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
+                    row("tf32.06_mma_256x128x16_s4", "tf32", 4096, 4096, 4096, 144.0, 35.4) +
                     row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100) +
                     row("cublas", "tf32", 4096, 4096, 4096, 407.0, 100))
         proc, out = self.run_script(DOC, csv_text)
@@ -70,15 +70,15 @@ class LadderTable(unittest.TestCase):
         self.assertIn("782 (98.5%)", hopper)
         self.assertNotIn("bf16.05", hopper)
         self.assertNotIn("tf32.06", hopper)
-        self.assertIn("`bf16.05_tuned_128x128x32_s4`", tensor)
-        self.assertIn("`tf32.06_mma_128x128x16_s4`", tensor)
+        self.assertIn("`bf16.05_tuned_256x128x32_s4`", tensor)
+        self.assertIn("`tf32.06_mma_256x128x16_s4`", tensor)
         self.assertNotIn("bf16.11", tensor)
         self.assertIn("FP32 TABLE UNTOUCHED", between(out, "ladder-table"))  # no sgemm rows measured
         self.assertTrue(out.endswith("the end\n"))
 
     def test_tf32_step_07_goes_to_the_hopper_tf32_table_only(self):
         csv_text = (row("tf32.07_wgmma_tma", "tf32", 4096, 4096, 4096, 382.6, 96.8) +
-                    row("tf32.06_mma_128x128x16_s4", "tf32", 4096, 4096, 4096, 144.0, 35.4) +
+                    row("tf32.06_mma_256x128x16_s4", "tf32", 4096, 4096, 4096, 144.0, 35.4) +
                     row("cublas", "tf32", 4096, 4096, 4096, 399.0, 100))
         proc, out = self.run_script(DOC, csv_text)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -87,12 +87,12 @@ class LadderTable(unittest.TestCase):
         self.assertIn("383 (96.8%)", hopper_tf32)
         self.assertIn("cuBLAS TF32", hopper_tf32)
         self.assertNotIn("tf32.06", hopper_tf32)
-        self.assertIn("`tf32.06_mma_128x128x16_s4`", tensor)
+        self.assertIn("`tf32.06_mma_256x128x16_s4`", tensor)
         self.assertNotIn("tf32.07", tensor)
         self.assertIn("HOPPER TABLE OLD", between(out, "hopper-table"))  # no f16/bf16 Hopper rows measured
 
     def test_a_csv_without_hopper_kernels_leaves_the_hopper_table_alone(self):
-        csv_text = (row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
+        csv_text = (row("bf16.05_tuned_256x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
                     row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100))
         proc, out = self.run_script(DOC, csv_text)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -102,13 +102,13 @@ class LadderTable(unittest.TestCase):
     def test_missing_hopper_markers_skip_that_table_only(self):
         doc = DOC.replace("<!-- hopper-table:begin -->\nHOPPER TABLE OLD\n<!-- hopper-table:end -->\n", "")
         csv_text = (row("bf16.11_tma_store", "bf16", 4096, 4096, 4096, 782.2, 98.5) +
-                    row("bf16.05_tuned_128x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
+                    row("bf16.05_tuned_256x128x32_s4", "bf16", 4096, 4096, 4096, 416.0, 52.0) +
                     row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100))
         proc, out = self.run_script(doc, csv_text)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("hopper", proc.stderr.lower())
         self.assertNotIn("hopper-table", out)
-        self.assertIn("`bf16.05_tuned_128x128x32_s4`", between(out, "tensor-table"))
+        self.assertIn("`bf16.05_tuned_256x128x32_s4`", between(out, "tensor-table"))
 
     def test_nothing_measured_fails_and_writes_nothing(self):
         csv_text = row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100)
