@@ -17,6 +17,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "ptx/arch.cuh"
+
 namespace gemmkit::ptx {
 
 // d += a * b for FP16 or BF16 inputs (T = __half or __nv_bfloat16), FP32 accumulation.
@@ -53,7 +55,7 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (
 // overflow fix-up), and the rounding of the fragments was most of TF32 step 06's instructions.
 // Below sm_90 (where cvt.rn.tf32 does not exist) the same rounding in integer steps.
 __device__ __forceinline__ uint32_t cvt_rn_tf32(uint32_t fp32_bits) {
-#if __CUDA_ARCH__ >= 900
+#if GEMMKIT_SM90_CODE
     uint32_t out;
     asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(__uint_as_float(fp32_bits)));
     return out;

@@ -37,6 +37,9 @@ struct PipelineCfg : MmaTileCfg<BM, BN, BK, WM, WN> {
     static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
 };
 
+// Step 04's registered configuration: 128 x 128 tiles of 4 warps, two blocks an SM.
+using Step04Cfg = PipelineCfg<128, 128, 32, 64, 64, 4>;
+
 // Shared bytes of a configuration's ring (A and B slabs per stage).
 template <class Cfg, class T>
 __host__ __device__ constexpr int pipeline_smem_bytes() {
@@ -146,7 +149,8 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
         for (; s + Cfg::kStages - 1 < full_end; ++s) step(s, std::true_type{});
     for (; s < slabs; ++s) step(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
-    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(
+        acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
 }
 
 template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>

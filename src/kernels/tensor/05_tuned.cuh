@@ -53,9 +53,8 @@ using TunedOrder = GroupedOrder<8>;
 // The registered configuration (and what the Hopper steps fall back to for operands TMA cannot
 // read when no workspace is at hand).
 using TunedCfg = PipelineCfg<256, 128, 32, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
-// What problems too small for TunedCfg's tiles run (launch_tuned_typed): step 04's loop on
-// 128 x 128 tiles of 4 warps, two blocks an SM.
-using TunedSmallCfg = PipelineCfg<128, 128, 32, 64, 64, 4>;
+// What problems too small for TunedCfg's tiles run (launch_tuned_typed): step 04's kernel.
+using TunedSmallCfg = Step04Cfg;
 
 // Step 05's main loop: step 04's ring, with each k step's fragments loaded while the previous
 // k step's MMAs run, across slab boundaries too. The barrier of a slab sits before its last k
@@ -122,13 +121,14 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
             return;
         }
     }
-    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(
+        acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
 }
 
 // Cfg's tiles, or SmallCfg's where Cfg's would leave half the SMs or more idle: 1024^3 is 32
 // tiles of 256 x 128 for 132 SMs, and 64 of 128 x 128 at two blocks an SM run on twice the SMs
-// (H100, FP16/BF16: 43% of cuBLAS against 38%; TF32 43% against 33%). At 2048^3 (128 tiles,
-// one round) the large tiles win (68% against ~58%).
+// (H100, FP16/BF16: 40.6-41.0% of cuBLAS against 38%; TF32 41.6-42.2% against 33%). At 2048^3
+// (128 tiles, one round) the large tiles win (FP16/BF16 67-68%; TF32 53% against 47.6%).
 template <class Cfg, class SmallCfg, class Order, class T, class TC>
 cudaError_t launch_tuned_typed(const Problem& p, cudaStream_t stream) {
     const int64_t tiles = ceil_div(p.m, Cfg::BM) * ceil_div(p.n, Cfg::BN);

@@ -33,12 +33,12 @@ struct MmaSlab {
     static constexpr int kElems = kRows * kRowElems;
     static constexpr int kBytes = kElems * static_cast<int>(sizeof(T));
     // TF32 with mn along the rows has no ldmatrix.trans (it moves 16-bit elements): its
-    // fragments are read as 8-byte pairs of permuted units instead (PairWordFragments), which
-    // needs a different XOR (below).
-    static constexpr bool kScalarReads = sizeof(T) == 4 && kMnContiguous;
+    // fragments are read as 8-byte pairs, taking the warp's mn range in a permuted order of
+    // units (PairWordFragments, which the epilogue must follow), with a different XOR (below).
+    static constexpr bool kPermutedUnits = sizeof(T) == 4 && kMnContiguous;
     static_assert(kRowElems % kChunkElems == 0 && kChunks >= 2 && (kChunks & (kChunks - 1)) == 0,
                   "rows are a power-of-two number (>= 2) of 16-byte chunks");
-    static_assert(!kScalarReads || kChunks >= 8, "the word-read swizzle needs 128-byte rows");
+    static_assert(!kPermutedUnits || kChunks >= 8, "the pair-read swizzle needs 128-byte rows");
 
     // Rows shorter than 128 bytes share a 128-byte bank line: XOR by line, not by row.
     static constexpr int kRowsPerLine = kChunks >= 8 ? 1 : 8 / kChunks;
@@ -51,7 +51,7 @@ struct MmaSlab {
     __device__ static int xor_of(int row) {
         // A half warp of PairWordFragments reads rows k..k+3 at two neighbouring chunks each: XOR
         // by 2*(row % 4) puts the 8 (row, chunk) pairs in 8 different bank groups.
-        if constexpr (kScalarReads) return (row & 3) << 1;
+        if constexpr (kPermutedUnits) return (row & 3) << 1;
         return (row / kRowsPerLine) % kXorSpan;
     }
     // Element offset of chunk `chunk` of row `row`.
@@ -119,7 +119,7 @@ struct MmaSlab {
     struct CopyPlan {
         static constexpr int kPerThread = kRows * kChunks / kThreads;
         static constexpr int kRowStep = kThreads / kChunks;
-        static constexpr int kXorPeriod = kScalarReads ? 4 : 8;
+        static constexpr int kXorPeriod = kPermutedUnits ? 4 : 8;
         static_assert(kThreads % kChunks == 0 && kRowStep % kXorPeriod == 0,
                       "a thread's chunks share one swizzle phase");
         static_assert(kRows * kChunks % kThreads == 0, "every thread copies the same number of chunks");
@@ -171,7 +171,7 @@ struct MmaSlab {
     // per step or per block; the other index moves by whole swizzle periods (16 rows).
     template <int kBlocks>
     struct Fragments {
-        static_assert(!kScalarReads, "TF32 mn-major slabs are read by PairWordFragments");
+        static_assert(!kPermutedUnits, "TF32 mn-major slabs are read by PairWordFragments");
         static constexpr int kSteps = BK / kChunkElems / 2;
         static constexpr int kOffsets = kMnContiguous ? kBlocks : kSteps;
         static constexpr int kRowBytes = kRowElems * static_cast<int>(sizeof(T));
@@ -246,12 +246,9 @@ struct MmaSlab {
         }
     };
 
-    // Whether this slab's fragments take the warp's mn range in PairWordFragments' order.
-    static constexpr bool kPermutedUnits = kScalarReads;
-
     // The fragment reader of this slab for a warp spanning kBlocks blocks of 16 along mn.
     template <int kBlocks>
-    using Reader = std::conditional_t<kScalarReads, PairWordFragments<kBlocks>, Fragments<kBlocks>>;
+    using Reader = std::conditional_t<kPermutedUnits, PairWordFragments<kBlocks>, Fragments<kBlocks>>;
 
 };
 

@@ -42,7 +42,7 @@ __device__ __forceinline__ void round_for_mma(uint32_t (&r)[4]) {
 }
 
 // One k step's fragments of a warp tile: A's MI blocks of 16 rows and B's NI / 2 pairs of n8
-// blocks, as ldmatrix.x4 (or the TF32 word reads) leave them.
+// blocks, as ldmatrix.x4 (or the TF32 pair reads) leave them.
 template <class Cfg>
 struct WarpFragments {
     uint32_t a[Cfg::MI][4], b[Cfg::NI / 2][4];

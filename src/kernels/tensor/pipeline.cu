@@ -20,8 +20,6 @@ void add_pipeline_pair(std::vector<KernelInfo>* table, const char* f16_name, con
                   pipeline_entry<Cfg, Order, bf16>, pipeline_smem_bytes<Cfg, half>());
 }
 
-using Step04Cfg = PipelineCfg<128, 128, 32, 64, 64, 4>;
-
 }  // namespace
 
 void add_pipeline_kernels(std::vector<KernelInfo>* table) {
