@@ -27,6 +27,8 @@
 // scheduler, each waiting ~1.2 cycles an instruction on fixed DFMA latencies (ncu "wait").
 // The ceiling: a stream of nothing but independent DFMAs keeps the FP64 pipe only 86% busy
 // (28.1-28.9 TFLOP/s at 1.97 GHz, with 1 to 8 warps a scheduler); step 06 keeps it 72% busy.
+// On nonzero data an outer product's DFMAs reach 83% of the nominal rate, DADD/DMUL 99%: the limit
+// is each DFMA reading two register pairs (its accumulator, a multiplicand) from the register file.
 // 8x4 thread tiles with 4 warps a scheduler lost 12% (docs/ladder.md).
 #pragma once
 
