@@ -196,7 +196,8 @@ int cmd_tune(const Options& o) {
         std::vector<double> cublas_tflops;
         for (size_t ci = first; ci < last; ++ci) {
             const tuning::ClassShape& cs = classes[ci];
-            r.shapes += (r.shapes.empty() ? "" : "+") + shape_text(cs);
+            if (!r.shapes.empty()) r.shapes += '+';
+            r.shapes += shape_text(cs);
             if (!o.quiet)
                 std::fprintf(stderr, "[%zu/%zu] %s %s: verifying\n", ci + 1, classes.size(), name.c_str(),
                              shape_text(cs).c_str());

@@ -61,7 +61,6 @@ struct TmaStoreStepOn : ClusterGrid<CfgT> {
 };
 // Step 10 (10_small_tiles.cuh): step 8 on 128 x 128 CTA tiles for problems of few pair-tiles.
 struct SmallWholeStep : TmaStoreStepOn<SmallTileCfg> {  // where nothing is split
-    static constexpr bool kPadsUnaligned = true;
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
