@@ -4,6 +4,7 @@
     acceptance_test.py PATH/TO/scripts/acceptance
 """
 
+import importlib.machinery
 import os
 import subprocess
 import sys
@@ -99,6 +100,17 @@ class Acceptance(unittest.TestCase):
         line = line_of(proc.stdout, "TF32 step 06 1024^3")
         self.assertTrue(line.rstrip().endswith("report"))
         self.assertIn("41.0", line)
+
+    def test_run_benchmarks_every_kernel_and_shape_a_criterion_needs(self):
+        acceptance = importlib.machinery.SourceFileLoader("acceptance", SCRIPT).load_module()
+        measured = set()  # (kernel glob, shape as --mnk writes it)
+        for _, kernels, mnk in acceptance.bench_sets(acceptance.CRITERIA):
+            measured |= {(k, s) for k in kernels.split(",") for s in mnk.split(",")}
+        for c in acceptance.CRITERIA:
+            for prefix in c.kernels:
+                for m, n, k in filter(None, (c.shape, c.base_shape)):
+                    shape = str(m) if m == n == k else f"{m}x{n}x{k}"
+                    self.assertIn((prefix + "*", shape), measured, c.what)
 
     def test_bad_arguments_and_unreadable_files(self):
         proc = subprocess.run([sys.executable, SCRIPT, "check", "/nonexistent/bench.csv"], capture_output=True, text=True)
