@@ -2,8 +2,6 @@
 
 #include <cstdint>
 
-#include "kernels/workspace.hpp"
-
 namespace gemmkit::hopper {
 namespace {
 
@@ -47,35 +45,6 @@ __global__ void transpose_kernel(const uint32_t* src, int64_t ld_src, uint32_t* 
         const int64_t c = c0 + threadIdx.x, r = r0 + i;  // dst row c, column r
         if (c < filled && r < rows) dst[c + r * ld_dst] = tile[threadIdx.x][i];
     }
-}
-
-// The workspaces' leading dimension: rows rounded up to whole 128-byte lines. TMA needs only
-// 16-byte columns, but a column that starts inside a line makes every 128-byte row of a slab's
-// box touch two lines (five 32-byte sectors instead of four).
-int64_t line_multiple(int64_t rows, int element_bytes) {
-    const int64_t per_line = 128 / element_bytes;
-    return (rows + per_line - 1) / per_line * per_line;
-}
-
-// A workspace of ld_dst x cols elements of element_bytes each, filled by enqueue(dst) (a kernel
-// launch on `stream`), into *out. On failure nothing stays allocated and no error is pending.
-template <class Enqueue>
-cudaError_t fill_workspace(int64_t ld_dst, int64_t cols, int element_bytes, cudaStream_t stream, Enqueue&& enqueue,
-                           PaddedOperand* out) {
-    void* dst = nullptr;
-    cudaError_t err = allocate_workspace(&dst, static_cast<size_t>(ld_dst * cols * element_bytes), stream);
-    if (err != cudaSuccess) {
-        cudaGetLastError();  // an allocation failure must not surface as the next launch's error
-        return err;
-    }
-    enqueue(dst);
-    err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        cudaFreeAsync(dst, stream);
-        return err;
-    }
-    *out = {dst, ld_dst};
-    return cudaSuccess;
 }
 
 }  // namespace
