@@ -111,6 +111,18 @@ bool is_stream_k(const KernelInfo& info) {
 // clusters, not split (too few slabs to share).
 constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0}};
 
+// Rows that copy operands TMA cannot read (Hopper steps 11 on, TF32 07 on). The TF32 rows form
+// C's last 1-4 rows (columns) in B's (A's) copy where m (n) is 1-4 past a multiple of 256, if
+// the rest of C still has 132 tiles of 256 x 256, and run the GEMM on the rest (kernels/
+// hopper/peeled_edges.hpp). kShapes peel only 4097x4095x257's last row; these peel 4 rows and
+// 1 column, and 3 and 2 with odd ld and offset, on every op (132 tiles each; over 2^28
+// multiply-adds, so the reference is cuBLAS FP64). The FP16/BF16 rows copy without peeling.
+constexpr ShapeSpec kPeelShapes[] = {
+    {"3076x2817x40", 3076, 2817, 40, 0, 0},
+    {"2819x3074x40_off1_ld3", 2819, 3074, 40, 3, 1},
+};
+bool copies_unaligned(const KernelInfo& info) { return std::string(info.fast_path).find("copied") != std::string::npos; }
+
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
     {GEMMKIT_OP_N, GEMMKIT_OP_T},
@@ -174,6 +186,11 @@ std::vector<KernelCase> all_cases() {
         if (name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles"))
             for (const auto& ops : kOps)
                 for (const ShapeSpec& s : kDeferredShapes)
+                    for (const Variant& v : kVariants)
+                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
+        if (copies_unaligned(info))
+            for (const auto& ops : kOps)
+                for (const ShapeSpec& s : kPeelShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         // ...and, for FP16/BF16 rows, FP32 C on the subset.

@@ -9,6 +9,7 @@
 #include "device_state.hpp"
 #include "kernels/hopper/08_stream_k.cuh"
 #include "kernels/hopper/pad_copy.hpp"
+#include "kernels/hopper/peeled_edges.hpp"
 #include "kernels/hopper/slab.cuh"
 #include "kernels/hopper/tensor_map.hpp"
 #include "kernels/tensor/05_tuned.cuh"
@@ -108,24 +109,33 @@ template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream);
 
 // launch(q) on p with the operands TMA cannot read first copied into aligned workspaces
-// (pad_copy); fallback(p) where there is no memory for them.
+// (pad_copy); fallback(p) where there is no memory for them. Where the copies can form C's last
+// few rows or columns (peeled_edges.hpp), q is the rest of C and they are stored after it.
 template <class Launch, class Fallback>
 cudaError_t launch_padded(const Problem& p, cudaStream_t stream, Launch&& launch, Fallback&& fallback) {
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
+    const bool copies_a = !tma_addressable(p.A, p.lda, p.a_type), copies_b = !tma_addressable(p.B, p.ldb, p.b_type);
+    const EdgePeel peel = plan_edge_peel(p, copies_a, copies_b, sm_count_or(132));
+    PeeledEdges edges;
     Problem q = p;
     PaddedOperand a, b;
-    cudaError_t err = cudaSuccess;
-    if (!tma_addressable(p.A, p.lda, p.a_type)) {
-        err = pad_operand(p.A, p.lda, ta ? p.k : p.m, ta ? p.m : p.k, static_cast<int>(dtype_size(p.a_type)), stream,
-                          &a);
+    cudaError_t err = peel.any() ? edges.allocate(p, peel, stream) : cudaSuccess;
+    if (err == cudaSuccess && copies_a) {
+        err = peel.cols > 0 ? edges.copy_a(&a)
+                            : pad_operand(p.A, p.lda, ta ? p.k : p.m, ta ? p.m : p.k,
+                                          static_cast<int>(dtype_size(p.a_type)), stream, &a);
         q.A = a.data, q.lda = a.ld;
     }
-    if (err == cudaSuccess && !tma_addressable(p.B, p.ldb, p.b_type)) {
-        err = pad_operand(p.B, p.ldb, tb ? p.n : p.k, tb ? p.k : p.n, static_cast<int>(dtype_size(p.b_type)), stream,
-                          &b);
+    if (err == cudaSuccess && copies_b) {
+        err = peel.rows > 0 ? edges.copy_b(&b)
+                            : pad_operand(p.B, p.ldb, tb ? p.n : p.k, tb ? p.k : p.n,
+                                          static_cast<int>(dtype_size(p.b_type)), stream, &b);
         q.B = b.data, q.ldb = b.ld;
     }
+    q.m -= peel.rows, q.n -= peel.cols;
     if (err == cudaSuccess) err = launch(q);
+    if (err == cudaSuccess && peel.any()) err = edges.store_strips();
+    edges.release();
     for (void* ws : {a.data, b.data})
         if (ws != nullptr) cudaFreeAsync(ws, stream);  // after the GEMM, in stream order
     if (err == cudaErrorMemoryAllocation) return fallback(p);
