@@ -34,16 +34,19 @@ protected:
         return copy;
     }
 
-    // Pads a rows x cols matrix of E with leading dimension ld (values 1 + r + 1000 c) and checks
-    // the copy. Returns the copy's leading dimension.
+    // Pads a rows x cols matrix of E with leading dimension ld (values 1 + r + 1000 c), stored
+    // `offset` elements into its buffer, which ends at its last element, and checks the copy.
+    // Returns the copy's leading dimension.
     template <class E>
-    int64_t check_pad(int64_t rows, int64_t cols, int64_t ld) {
-        const std::vector<E> host = numbered<E>(rows, cols, ld);
+    int64_t check_pad(int64_t rows, int64_t cols, int64_t ld, int64_t offset = 0) {
+        std::vector<E> host = numbered<E>(rows, cols, ld);
+        host.resize(static_cast<size_t>((cols - 1) * ld + rows));  // nothing past the last element
+        host.insert(host.begin(), static_cast<size_t>(offset), E{7});
         DeviceBuffer<E> src(host.size());
         upload(src, host, stream_);
 
         hopper::PaddedOperand out;
-        EXPECT_EQ(hopper::pad_operand(src.data(), ld, rows, cols, sizeof(E), stream_, &out), cudaSuccess);
+        EXPECT_EQ(hopper::pad_operand(src.data() + offset, ld, rows, cols, sizeof(E), stream_, &out), cudaSuccess);
         if (out.data == nullptr) return 0;
         const std::vector<E> copy = fetch_and_free<E>(out, out.ld * cols);
 
@@ -65,6 +68,19 @@ TEST_F(PadCopyGpu, TwoByteColumnsStartOnWholeLines) {
     EXPECT_EQ(check_pad<uint16_t>(37, 5, 41), 64);     // 74 bytes a column -> one 128-byte line
     EXPECT_EQ(check_pad<uint16_t>(65, 3, 65), 128);    // 130 bytes -> two lines
     EXPECT_EQ(check_pad<uint16_t>(64, 4, 67), 64);     // exactly one line: no padding beyond it
+}
+
+// Columns that start anywhere in a 16-byte chunk (odd ld, an offset base), chunks that run past
+// a column's rows into the next column's storage, and a buffer that ends at the operand's last
+// element (a read past it would be out of bounds).
+TEST_F(PadCopyGpu, ColumnsStartingAnywhereInAChunk) {
+    for (const int64_t offset : {0, 1, 3, 6, 7}) {
+        check_pad<uint16_t>(129, 17, 131, offset);  // ld 131: each column 2 bytes further on
+        check_pad<uint16_t>(9, 16, 9, offset);      // 9 rows: chunks run into the next column
+        check_pad<uint16_t>(1, 9, 1, offset);
+        check_pad<uint32_t>(67, 9, 69, offset % 4);
+        check_pad<uint32_t>(5, 8, 5, offset % 4);
+    }
 }
 
 TEST_F(PadCopyGpu, FourByteColumnsStartOnWholeLines) {
