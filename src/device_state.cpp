@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include <cuda_runtime_api.h>
 
@@ -33,6 +34,25 @@ gemmkit_status current_device(DeviceState* out) {
     }
     *out = it->second;
     return GEMMKIT_SUCCESS;
+}
+
+cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes, int* per_sm) {
+    static std::mutex mutex;
+    static std::map<std::tuple<int, const void*, int, int>, int> known;  // (device, kernel, threads, smem)
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess) {
+        const auto key = std::make_tuple(device, kernel, threads, smem_bytes);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (const auto it = known.find(key); it != known.end()) {
+            *per_sm = it->second;
+            return cudaSuccess;
+        }
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, static_cast<size_t>(smem_bytes));
+        if (err == cudaSuccess) known.emplace(key, *per_sm);
+    }
+    if (err != cudaSuccess) cudaGetLastError();
+    return err;
 }
 
 }  // namespace gemmkit

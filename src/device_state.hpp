@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include <cuda_runtime_api.h>
+
 #include "gemmkit/gemmkit.h"
 
 namespace gemmkit {
@@ -22,5 +24,12 @@ inline int64_t sm_count_or(int64_t fallback) {
     DeviceState dev;
     return current_device(&dev) == GEMMKIT_SUCCESS && dev.sm_count > 0 ? dev.sm_count : fallback;
 }
+
+// *per_sm = blocks of `kernel` (launched with `threads` threads and `smem_bytes` of dynamic shared
+// memory, already opted in above 48 KiB) that one SM of the current device holds at once. The
+// answer depends only on the device, the kernel and its launch resources, so the driver is asked
+// once for each: the query costs microseconds, the order of a small kernel's own time. On failure
+// no CUDA error is left pending for the next launch.
+cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes, int* per_sm);
 
 }  // namespace gemmkit

@@ -2,28 +2,24 @@
 
 #include <cstdint>
 
+#include "kernels/hopper/pad_chunk.cuh"
+
 namespace gemmkit::hopper {
 namespace {
 
 // dst(r, c) = src(r, c) for r < rows, c < cols; the rest of each column's last 16-byte chunk is
 // zero-filled (the rows after it are never read: the tensor map has rows rows).
-// Each thread moves one 16-byte chunk of one column: element loads (src may be aligned to its
-// element size only), one 16-byte store (ld_dst is a multiple of the chunk).
+// Each thread moves one 16-byte chunk of one column (PadChunk).
 template <class E>
 __global__ void pad_columns_kernel(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows, int64_t cols) {
-    constexpr int kChunk = 16 / sizeof(E);
+    constexpr int kChunk = PadChunk<E>::kElems;
     const int64_t chunks_per_col = (rows + kChunk - 1) / kChunk, chunks = chunks_per_col * cols;
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < chunks;
          i += int64_t{gridDim.x} * blockDim.x) {
         const int64_t c = i / chunks_per_col, r0 = i % chunks_per_col * kChunk;
-        const E* s = src + c * ld_src + r0;
-        union {
-            E e[kChunk];
-            uint4 v;
-        } chunk;
-#pragma unroll
-        for (int e = 0; e < kChunk; ++e) chunk.e[e] = r0 + e < rows ? s[e] : E{0};
-        *reinterpret_cast<uint4*>(dst + c * ld_dst + r0) = chunk.v;
+        PadChunk<E> chunk;
+        chunk.load(src + c * ld_src, r0, rows);
+        chunk.store(dst + c * ld_dst, r0);
     }
 }
 

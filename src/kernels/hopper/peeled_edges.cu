@@ -1,13 +1,15 @@
 #include "kernels/hopper/peeled_edges.hpp"
 
 #include "device_state.hpp"
+#include "kernels/hopper/pad_chunk.cuh"
 #include "kernels/tensor/types.cuh"
 
 namespace gemmkit::hopper {
 namespace {
 
-// FP32 operands of a TF32 GEMM: 4 elements a 16-byte chunk, moved as their bits.
-constexpr int kElems = 4;
+// FP32 operands of a TF32 GEMM, moved as their bits, 4 elements a 16-byte chunk.
+using Chunk = PadChunk<uint32_t>;
+constexpr int kElems = Chunk::kElems;
 
 // An element as the GEMM's tensor cores take it: truncated to TF32, as wgmma reads it (its top
 // 19 bits), so that the strips agree with the rest of C.
@@ -22,16 +24,12 @@ struct CopyArgs {
     int64_t ld_dst;
     int64_t rows, cols;
 
-    // Loads the chunk of column c from row r0 (< rows) element by element (src is aligned to
-    // its element only), zero past `rows`.
-    __device__ __forceinline__ void load(int64_t r0, int64_t c, uint32_t (&e)[kElems]) const {
-        const uint32_t* s = src + c * ld_src + r0;
-#pragma unroll
-        for (int i = 0; i < kElems; ++i) e[i] = r0 + i < rows ? s[i] : 0u;
+    // The chunk of column c from row r0 (< rows).
+    __device__ __forceinline__ void load(int64_t r0, int64_t c, Chunk* chunk) const {
+        chunk->load(src + c * ld_src, r0, rows);
     }
-    // Stores it whole (dst's columns start on chunks).
-    __device__ __forceinline__ void store(int64_t r0, int64_t c, const uint32_t (&e)[kElems]) const {
-        *reinterpret_cast<uint4*>(dst + c * ld_dst + r0) = make_uint4(e[0], e[1], e[2], e[3]);
+    __device__ __forceinline__ void store(int64_t r0, int64_t c, const Chunk& chunk) const {
+        chunk.store(dst + c * ld_dst, r0);
     }
 };
 
@@ -75,13 +73,13 @@ __global__ void __launch_bounds__(kThreads)
         for (int64_t c0 = c_begin + warp; c0 < c_end; c0 += kBatch * kWarps) {
             // Every load of the batch, the vectors' elements too, before any store: the
             // compiler may not move a load above a store to memory it cannot tell apart.
-            uint32_t e[kBatch][kElems];
+            Chunk e[kBatch];
             float w[kBatch][kCount];
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
                 const int64_t c = c0 + u * kWarps;
                 if (c < c_end) {
-                    a.load(r0, c, e[u]);
+                    a.load(r0, c, &e[u]);
 #pragma unroll
                     for (int s = 0; s < kCount; ++s) w[u][s] = v.at(s, c);
                 }
@@ -94,7 +92,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
                 for (int s = 0; s < kCount; ++s)
 #pragma unroll
-                    for (int i = 0; i < kElems; ++i) acc[i][s] += as_tf32(e[u][i]) * w[u][s];
+                    for (int i = 0; i < kElems; ++i) acc[i][s] += as_tf32(e[u].e[i]) * w[u][s];
             }
         }
     }
@@ -147,11 +145,11 @@ __global__ void __launch_bounds__(kThreads, 2)  // (without the 2, ptxas capped 
         const int steps = (rows + kWarpRows - 1) / kWarpRows, items = kColsPerWarp * steps;
         float acc[kCount] = {};
         for (int q0 = 0; q0 < items; q0 += kBatch) {
-            uint32_t e[kBatch][kElems];
+            Chunk e[kBatch];
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
                 const int q = q0 + u, j = warp + q / steps * kWarps, r = q % steps * kWarpRows + lane * kElems;
-                if (q < items && c_base + j < a.cols && r < rows) a.load(slice + r, c_base + j, e[u]);
+                if (q < items && c_base + j < a.cols && r < rows) a.load(slice + r, c_base + j, &e[u]);
             }
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) {
@@ -162,7 +160,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // (without the 2, ptxas capped 
 #pragma unroll
                     for (int i = 0; i < kElems; ++i)
 #pragma unroll
-                        for (int s = 0; s < kCount; ++s) acc[s] += as_tf32(e[u][i]) * vec[s][r + i];
+                        for (int s = 0; s < kCount; ++s) acc[s] += as_tf32(e[u].e[i]) * vec[s][r + i];
                 }
                 if (q % steps == steps - 1) {  // the column's last chunk in this slice
 #pragma unroll
@@ -187,10 +185,7 @@ __global__ void __launch_bounds__(kThreads, 2)  // (without the 2, ptxas capped 
 // Blocks of `kernel` resident on the whole GPU at once (at least one an SM).
 int resident_blocks(const void* kernel) {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess || per_sm < 1) {
-        cudaGetLastError();  // not the next launch's error
-        per_sm = 1;
-    }
+    if (resident_blocks_per_sm(kernel, kThreads, 0, &per_sm) != cudaSuccess || per_sm < 1) per_sm = 1;
     return per_sm * static_cast<int>(sm_count_or(132));
 }
 

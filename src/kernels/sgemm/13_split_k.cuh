@@ -16,8 +16,6 @@
 #pragma once
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 
 #include "kernels/sgemm/12_async_multistage.cuh"
 #include "device_state.hpp"
@@ -65,23 +63,14 @@ inline int split_k_count(int64_t tiles, int64_t slots, int64_t k, int bk) {
     return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_slots, by_depth, kMaxSplits})));
 }
 
-// Blocks of split_k_kernel<Cfg> an SM of device `ordinal` holds. The occupancy calculator
-// depends only on the kernel's resources and the device, so it is asked once a device.
+// Blocks of split_k_kernel<Cfg> an SM of the current device holds (the ops' kernels share its
+// resources).
 template <class Cfg>
-cudaError_t split_k_blocks_per_sm(int ordinal, int* per_sm) {
-    static std::mutex mutex;
-    static std::map<int, int> by_device;
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = by_device.find(ordinal); it != by_device.end()) {
-        *per_sm = it->second;
-        return cudaSuccess;
-    }
-    auto* probe = split_k_kernel<Cfg, false, false, true>;  // the ops' kernels share its resources
-    cudaError_t err = opt_in_smem(probe, Cfg::kSmemBytes);  // else the calculator counts 0 blocks
-    if (err == cudaSuccess)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, probe, Cfg::kThreads, Cfg::kSmemBytes);
-    if (err == cudaSuccess) by_device[ordinal] = *per_sm;
-    return err;
+cudaError_t split_k_blocks_per_sm(int* per_sm) {
+    auto* probe = split_k_kernel<Cfg, false, false, true>;
+    const cudaError_t err = opt_in_smem(probe, Cfg::kSmemBytes);  // else the calculator counts 0 blocks
+    if (err != cudaSuccess) return err;
+    return resident_blocks_per_sm(reinterpret_cast<const void*>(probe), Cfg::kThreads, Cfg::kSmemBytes, per_sm);
 }
 
 template <class Cfg>
@@ -91,7 +80,7 @@ cudaError_t launch_split_k(const Problem& p, cudaStream_t stream) {
     DeviceState dev;  // SM count, cached per device
     if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_async_multistage<Cfg>(p, stream);  // its error then
     int per_sm = 0;
-    cudaError_t err = split_k_blocks_per_sm<Cfg>(dev.ordinal, &per_sm);
+    cudaError_t err = split_k_blocks_per_sm<Cfg>(&per_sm);
     if (err != cudaSuccess) return err;
     const int splits = split_k_count(tiles, static_cast<int64_t>(dev.sm_count) * per_sm, p.k, Cfg::BK);
     if (splits == 1) return launch_async_multistage<Cfg>(p, stream);
