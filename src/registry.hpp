@@ -42,6 +42,9 @@ struct KernelInfo {
     // TF32 rows: whether the kernel truncates FP32 A and B to TF32 on p (wgmma reads the top 19
     // bits of each word) rather than rounding them to nearest (cvt.rn); null: it rounds.
     bool (*truncates_tf32)(const Problem& p) = nullptr;
+    // Hopper rows: operands TMA cannot read are copied into aligned workspaces (pad_copy.hpp)
+    // rather than served by an older step's kernel.
+    bool copies_unaligned = false;
 };
 
 // For a family whose A, B and C all have type `abc` and whose accumulation is `compute`

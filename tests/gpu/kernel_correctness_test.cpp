@@ -111,7 +111,8 @@ bool is_stream_k(const KernelInfo& info) {
 // clusters, not split (too few slabs to share).
 constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0}};
 
-// Rows that copy operands TMA cannot read (Hopper steps 11 on, TF32 07 on). The TF32 rows form
+// Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32
+// 07 on). The TF32 rows form
 // C's last 1-4 rows (columns) in B's (A's) copy where m (n) is 1-4 past a multiple of 256, if
 // the rest of C still has 132 tiles of 256 x 256, and run the GEMM on the rest (kernels/
 // hopper/peeled_edges.hpp). kShapes peel only 4097x4095x257's last row; these peel 4 rows and
@@ -121,13 +122,6 @@ constexpr ShapeSpec kPeelShapes[] = {
     {"3076x2817x40", 3076, 2817, 40, 0, 0},
     {"2819x3074x40_off1_ld3", 2819, 3074, 40, 3, 1},
 };
-// (A row whose fast path reads "as <row>" copies as that row does: tf32.08 and .09.)
-bool copies_unaligned(const KernelInfo& info) {
-    const std::string fast_path = info.fast_path;
-    if (fast_path.rfind("as ", 0) == 0)
-        if (const KernelInfo* same = find_kernel(fast_path.substr(3).c_str())) return copies_unaligned(*same);
-    return fast_path.find("copied") != std::string::npos;
-}
 
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
@@ -194,7 +188,7 @@ std::vector<KernelCase> all_cases() {
                 for (const ShapeSpec& s : kDeferredShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (copies_unaligned(info))
+        if (info.copies_unaligned)
             for (const auto& ops : kOps)
                 for (const ShapeSpec& s : kPeelShapes)
                     for (const Variant& v : kVariants)

@@ -106,6 +106,22 @@ TEST(Registry, EveryEntryIsComplete) {
     }
 }
 
+// The flag the GPU tests pick their copy shapes by agrees with what `gemmkit list` tells users: a
+// row copies unaligned operands exactly when its fast path says "copied", or reads "as <row>" of
+// a row that does.
+TEST(Registry, RowsThatCopyUnalignedOperandsSaySo) {
+    for (const KernelInfo& k : registry()) {
+        const std::string fast_path = k.fast_path;
+        bool says = fast_path.find("copied") != std::string::npos;
+        if (fast_path.rfind("as ", 0) == 0) {
+            const KernelInfo* same = gemmkit::find_kernel(fast_path.substr(3).c_str());
+            ASSERT_NE(same, nullptr) << k.name << ": " << fast_path;
+            says = same->copies_unaligned;
+        }
+        EXPECT_EQ(k.copies_unaligned, says) << k.name << ": " << fast_path;
+    }
+}
+
 // serves_fast() takes a remainder by fast_alignment; it must be a positive power of two.
 TEST(Registry, FastAlignmentIsAPositivePowerOfTwo) {
     for (const KernelInfo& k : registry()) {

@@ -142,7 +142,7 @@ void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* 
                   Step::kPadsUnaligned ? kPaddedFastPath : kTmaFastPath, 16, tile_of<Cfg>(),
                   launch_hopper_step<Step>, entry_of<Step::template kernel<half, half, false, false>()>,
                   entry_of<Step::template kernel<bf16, bf16, false, false>()>,
-                  step_smem_bytes<Step, half>(), 90);
+                  step_smem_bytes<Step, half>(), 90, Step::kPadsUnaligned);
 }
 
 }  // namespace
@@ -169,23 +169,24 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
     table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
                       "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates inputs",
                       "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
-                      "aligned workspaces",
+                      "aligned workspaces (where m or n is 1-4 past a multiple of 256, those copies also form C's "
+                      "last rows or columns)",
                       kAllOps, 16, tile_of<Tf32Cfg>(),
                       supports_tf32, launch_tf32_step<Tf32Step>, entry_of<Tf32Step::kernel<float, float, false, false>()>,
-                      step_smem_bytes<Tf32Step, float>(), runs_wgmma_tf32});
+                      step_smem_bytes<Tf32Step, float>(), runs_wgmma_tf32, true});
     table->push_back({"tf32.08_stream_k", 8, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
                       "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
                       "as tf32.07_wgmma_tma", kAllOps, 16, tile_of<Tf32Cfg>(), supports_tf32,
                       launch_tf32_step<Tf32StreamKStep>,
                       entry_of<Tf32StreamKStep::kernel<float, float, false, false>()>,
-                      step_smem_bytes<Tf32StreamKStep, float>(), runs_wgmma_tf32});
+                      step_smem_bytes<Tf32StreamKStep, float>(), runs_wgmma_tf32, true});
     table->push_back({"tf32.09_sized_tiles", 9, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
                       "step 08, or step 08 on 128x128 tiles where 256x256 pair-tiles would leave half the clusters "
                       "idle; truncates inputs",
                       "as tf32.07_wgmma_tma", kAllOps, 16, tile_of<Tf32Cfg>(), supports_tf32,
                       launch_tf32_step<Tf32SizedTilesStep>,
                       entry_of<Tf32SizedTilesStep::kernel<float, float, false, false>()>,
-                      step_smem_bytes<Tf32SizedTilesStep, float>(), runs_wgmma_tf32});
+                      step_smem_bytes<Tf32SizedTilesStep, float>(), runs_wgmma_tf32, true});
 }
 
 }  // namespace gemmkit::tensor

@@ -39,12 +39,14 @@ inline bool supports_tf32(const Problem& p, std::string* why) {
 inline void add_half_pair(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
                           const char* description, const char* fast_path, int fast_alignment, TileShape tile,
                           cudaError_t (*launch)(const Problem&, cudaStream_t), const void* (*f16_entry)(),
-                          const void* (*bf16_entry)(), int dynamic_smem_bytes, int min_sm = 80) {
+                          const void* (*bf16_entry)(), int dynamic_smem_bytes, int min_sm = 80,
+                          bool copies_unaligned = false) {
     table->push_back({f16_name, level, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, min_sm, description, fast_path, kAllOps,
-                      fast_alignment, tile, supports_half<GEMMKIT_R_16F>, launch, f16_entry, dynamic_smem_bytes});
+                      fast_alignment, tile, supports_half<GEMMKIT_R_16F>, launch, f16_entry, dynamic_smem_bytes,
+                      nullptr, copies_unaligned});
     table->push_back({bf16_name, level, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, min_sm, description, fast_path,
                       kAllOps, fast_alignment, tile, supports_half<GEMMKIT_R_16BF>, launch, bf16_entry,
-                      dynamic_smem_bytes});
+                      dynamic_smem_bytes, nullptr, copies_unaligned});
 }
 
 inline constexpr const char* kChunkFastPath =
