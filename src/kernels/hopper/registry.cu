@@ -145,6 +145,16 @@ void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* 
                   step_smem_bytes<Step, half>(), 90, Step::kPadsUnaligned);
 }
 
+// A TF32 step's row: FP32 data on wgmma's TF32 path, every op (launch_tf32_step).
+template <class Step>
+void add_tf32_step(std::vector<KernelInfo>* table, const char* name, int level, const char* description,
+                   const char* fast_path) {
+    table->push_back({name, level, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90, description, fast_path, kAllOps,
+                      16, tile_of<Tf32Cfg>(), supports_tf32, launch_tf32_step<Step>,
+                      entry_of<Step::template kernel<float, float, false, false>()>,
+                      step_smem_bytes<Step, float>(), runs_wgmma_tf32, /*copies_unaligned=*/true});
+}
+
 }  // namespace
 
 void add_hopper_kernels(std::vector<KernelInfo>* table) {
@@ -166,27 +176,19 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
                              "step 13, or step 12 on 128x128 tiles where 256x256 pair-tiles would leave half the clusters idle");
-    table->push_back({"tf32.07_wgmma_tma", 7, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
-                      "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates inputs",
-                      "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
-                      "aligned workspaces (where m or n is 1-4 past a multiple of 256, those copies also form C's "
-                      "last rows or columns)",
-                      kAllOps, 16, tile_of<Tf32Cfg>(),
-                      supports_tf32, launch_tf32_step<Tf32Step>, entry_of<Tf32Step::kernel<float, float, false, false>()>,
-                      step_smem_bytes<Tf32Step, float>(), runs_wgmma_tf32, true});
-    table->push_back({"tf32.08_stream_k", 8, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
-                      "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
-                      "as tf32.07_wgmma_tma", kAllOps, 16, tile_of<Tf32Cfg>(), supports_tf32,
-                      launch_tf32_step<Tf32StreamKStep>,
-                      entry_of<Tf32StreamKStep::kernel<float, float, false, false>()>,
-                      step_smem_bytes<Tf32StreamKStep, float>(), runs_wgmma_tf32, true});
-    table->push_back({"tf32.09_sized_tiles", 9, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90,
-                      "step 08, or step 08 on 128x128 tiles where 256x256 pair-tiles would leave half the clusters "
-                      "idle; truncates inputs",
-                      "as tf32.07_wgmma_tma", kAllOps, 16, tile_of<Tf32Cfg>(), supports_tf32,
-                      launch_tf32_step<Tf32SizedTilesStep>,
-                      entry_of<Tf32SizedTilesStep::kernel<float, float, false, false>()>,
-                      step_smem_bytes<Tf32SizedTilesStep, float>(), runs_wgmma_tf32, true});
+    add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
+                            "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
+                            "inputs",
+                            "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
+                            "aligned workspaces (where m or n is 1-4 past a multiple of 256, those copies also form "
+                            "C's last rows or columns)");
+    add_tf32_step<Tf32StreamKStep>(table, "tf32.08_stream_k", 8,
+                                   "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
+                                   "as tf32.07_wgmma_tma");
+    add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
+                                      "step 08, or step 08 on 128x128 tiles where 256x256 pair-tiles would leave half "
+                                      "the clusters idle; truncates inputs",
+                                      "as tf32.07_wgmma_tma");
 }
 
 }  // namespace gemmkit::tensor
