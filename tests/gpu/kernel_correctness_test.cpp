@@ -87,8 +87,9 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 // Stream-K rows (Hopper step 8, FP64 step 08) also run shapes whose tiles their schedule cuts
 // along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x5000
 // has 16 pair-tiles of 79 slabs (157 for TF32), each shared out over all 66 clusters in 4 or 5
-// pieces, some in the middle of a tile (step 14: 32 pair-tiles of 128 x 128 CTA tiles, in 2 or
-// 3 pieces); 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
+// pieces, some in the middle of a tile (step 14: 128 CTA tiles of 128 x 64, whole);
+// 500x520x5000 is step 14's 36 tiles of 128 x 64 on 132 SMs, each cut into 3 or 4 pieces, and
+// 1280x1200x3000 its 50 pairs of 128 x 128 tiles; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
 // 18 of the last round cut into 4 or 5 pieces of ~13 slabs (~26 for TF32), with edge tiles in
 // m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3 pieces of ~152, and 322 tiles, 264 whole
 // and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
@@ -97,6 +98,8 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x5000", 1000, 1000, 5000, 0, 0},  // fewer tiles than clusters: every tile cut
     {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
+    {"500x520x5000", 500, 520, 5000, 0, 0},    // step 14 on 128 x 64 tiles, cut along k
+    {"1280x1200x3000", 1280, 1200, 3000, 0, 0},  // step 14 on 128 x 128 tiles
 };
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small

@@ -98,7 +98,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 const WorkUnit w = work.unit(u);
                 const int2 c0 = origin(w);
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {
-                    const bool alone = u == 0 && s < kStages;
+                    const bool alone = Cfg::kCluster == 1 || (u == 0 && s < kStages);  // no partner
                     if (!alone && !partner_ready) {
                         ptx::cluster_wait();  // the partner's barriers exist: multicast may signal them
                         partner_ready = true;

@@ -11,8 +11,13 @@
 // the smaller slabs and partial sums). Smaller slabs leave room for six stages. The epilogue is
 // not deferred: with at most two tiles a CTA there is little to hide it under. TF32 does the same
 // with its steps 7 and 8 (m64n128k8 wgmmas).
+// Where even 128 x 128 tiles would leave half of the clusters idle (1024^3: 32 pairs of them for
+// 66 clusters), the same kernel runs on 128 x 64 CTA tiles (m64n64 wgmmas, 32 accumulators a
+// thread, 8 stages) without clusters: 1024^3 is then 128 tiles for 132 SMs, cuBLAS's own tiling
+// there. A cluster of one: a 64-row B slab of op T is a single TMA box, which two CTAs could not
+// share out, and at these sizes L2 has bandwidth to spare.
 // Everything else runs step 9. (The choice: leaves_clusters_idle and launch_step_kernel,
-// launch.cuh.)
+// launch.cuh, which take the smallest tiles that still fill the GPU.)
 // Preconditions: as step 6.
 #pragma once
 
@@ -27,12 +32,19 @@ struct SmallTileCfg : TmaStoreCfg {
 struct Tf32SmallTileCfg : Tf32Cfg {  // the same for TF32 (level 9 of the tf32 family)
     static constexpr int BN = 128, kStages = 6;
 };
+struct TinyTileCfg : TmaStoreCfg {
+    static constexpr int BN = 64, kStages = 8, kCluster = 1;
+};
+struct Tf32TinyTileCfg : Tf32Cfg {
+    static constexpr int BN = 64, kStages = 8, kCluster = 1;
+};
 template <class T, class Cfg>
 constexpr bool fits_shared_memory() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes <=
            227 * 1024;
 }
-static_assert(fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>(),
+static_assert(fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>() &&
+                  fits_shared_memory<__half, TinyTileCfg>() && fits_shared_memory<float, Tf32TinyTileCfg>(),
               "the ring and the staging fit an SM's shared memory");
 
 }  // namespace gemmkit::hopper

@@ -90,15 +90,17 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
 // Stores piece q of the warpgroup's tile with origin C(row0, col0) through `staging` (this
 // warpgroup's own staging_bytes(), 1024-byte aligned; piece q uses buffer q % 2): stage(buffer)
 // writes the piece there, then thread 0 of the warpgroup has TMA store it. Thread 0 owns the
-// bulk stores: at the block's end it must call bulk_wait<0>().
-template <class TC, class Stage>
+// bulk stores: at the block's end it must call bulk_wait<0>(). kPending: the stores that may
+// still be reading the staging when the buffer is rewritten: the last piece's, in the other
+// buffer (1), or none where every piece is buffer 0's (a tile of one piece: 0).
+template <class TC, int kPending = kStagingBuffers - 1, class Stage>
 __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
                                                 int row0, int col0, Stage stage) {
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
     constexpr int kBoxBytes = kPieceBytes / kBoxes;
     const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
-    // The piece before last (this buffer's) has been read; the last may still be in flight.
-    if (threadIdx.x % 128 == 0) ptx::bulk_wait_read<kStagingBuffers - 1>();
+    // The stores that last read this buffer are done with it.
+    if (threadIdx.x % 128 == 0) ptx::bulk_wait_read<kPending>();
     ptx::named_barrier_sync<128>(barrier_id);
     stage(buffer);
     ptx::fence_proxy_async_shared();
@@ -117,12 +119,15 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
                                                          uint32_t staging, int barrier_id, float alpha, int row0,
                                                          int col0) {
     static_assert(sizeof(TC) == 2 || sizeof(TC) == 4, "16-bit or FP32 C");
-    constexpr int kCols = c_box_cols(sizeof(TC));
-    static_assert(N / kCols % kStagingBuffers == 0, "each tile starts on buffer 0");
+    constexpr int kCols = c_box_cols(sizeof(TC)), kPieces = N / kCols;
+    // Each tile starts on buffer 0, so the buffers alternate within a tile: a tile of one piece
+    // (64 columns of 16-bit C) waits for its last tile's store to have read the buffer.
+    static_assert(kPieces % kStagingBuffers == 0 || kPieces == 1, "each tile starts on buffer 0");
+    constexpr int kPending = kPieces == 1 ? 0 : kStagingBuffers - 1;
 #pragma unroll
-    for (int q = 0; q < N / kCols; ++q)
-        store_piece_tma<TC>(map_c, staging, barrier_id, q, row0, col0,
-                            [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); });
+    for (int q = 0; q < kPieces; ++q)
+        store_piece_tma<TC, kPending>(map_c, staging, barrier_id, q, row0, col0,
+                                      [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); });
 }
 
 }  // namespace gemmkit::hopper

@@ -64,9 +64,21 @@ struct SmallWholeStep : TmaStoreStepOn<SmallTileCfg> {  // where nothing is spli
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
+// ...and on 128 x 64 tiles where even 128 x 128 ones would leave half of the clusters idle.
+struct TinyWholeStep : TmaStoreStepOn<TinyTileCfg> {
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct TinyTileStep : TinyWholeStep {
+    static constexpr bool kStreamK = true;
+    using Whole = TinyWholeStep;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
 struct SmallTileStep : SmallWholeStep {
     static constexpr bool kStreamK = true;
     using Whole = SmallWholeStep;
+    using Small = TinyTileStep;
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
@@ -89,9 +101,20 @@ struct Tf32SmallWholeStep : TmaStoreStepOn<Tf32SmallTileCfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
+struct Tf32TinyWholeStep : TmaStoreStepOn<Tf32TinyTileCfg> {
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct Tf32TinyTileStep : Tf32TinyWholeStep {
+    static constexpr bool kStreamK = true;
+    using Whole = Tf32TinyWholeStep;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
 struct Tf32SmallTileStep : Tf32SmallWholeStep {
     static constexpr bool kStreamK = true;
     using Whole = Tf32SmallWholeStep;
+    using Small = Tf32TinyTileStep;
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
@@ -175,7 +198,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
     add_step<DeferredEpilogueStep>(table, "f16.13_deferred_epilogue", "bf16.13_deferred_epilogue", 13,
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
-                             "step 13, or step 12 on 128x128 tiles where 256x256 pair-tiles would leave half the clusters idle");
+                             "step 13, or step 12 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones would leave half the "
+                             "clusters idle");
     add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
@@ -186,8 +210,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
                                    "as tf32.07_wgmma_tma");
     add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
-                                      "step 08, or step 08 on 128x128 tiles where 256x256 pair-tiles would leave half "
-                                      "the clusters idle; truncates inputs",
+                                      "step 08, or step 08 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones "
+                                      "would leave half the clusters idle; truncates inputs",
                                       "as tf32.07_wgmma_tma");
 }
 
