@@ -88,8 +88,8 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 // along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x5000
 // has 16 pair-tiles of 79 slabs (157 for TF32), each shared out over all 66 clusters in 4 or 5
 // pieces, some in the middle of a tile (step 14: 128 CTA tiles of 128 x 64, whole);
-// 500x520x5000 is step 14's 36 tiles of 128 x 64 on 132 SMs, each cut into 3 or 4 pieces, and
-// 1280x1200x3000 its 50 pairs of 128 x 128 tiles; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
+// 500x520x8192 is 6 pair-tiles, and step 14's 36 tiles of 128 x 64 for 132 SMs, each cut
+// into 3 or 4 pieces; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
 // 18 of the last round cut into 4 or 5 pieces of ~13 slabs (~26 for TF32), with edge tiles in
 // m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3 pieces of ~152, and 322 tiles, 264 whole
 // and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
@@ -98,9 +98,9 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x5000", 1000, 1000, 5000, 0, 0},  // fewer tiles than clusters: every tile cut
     {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
-    {"500x520x5000", 500, 520, 5000, 0, 0},    // step 14 on 128 x 64 tiles, cut along k
-    {"1280x1200x3000", 1280, 1200, 3000, 0, 0},  // step 14 on 128 x 128 tiles
+    {"500x520x8192", 500, 520, 8192, 0, 0},  // step 14 on 128 x 64 tiles, cut along k
 };
+constexpr const ShapeSpec& kTinyTilesCutShape = kStreamKShapes[3];
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small
 // tiles where C has few pair-tiles, as 1000x1000x5000 has).
@@ -113,6 +113,12 @@ bool is_stream_k(const KernelInfo& info) {
 // stored in, so a held tile's last piece waits for the end of the next tile. 81 pair-tiles on 66
 // clusters, not split (too few slabs to share).
 constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0}};
+
+// Rows whose launcher sizes the tiles (Hopper step 14, TF32 09) take 128 x 128 CTA tiles where
+// 256 x 256 pair-tiles would leave half of the clusters idle and 128 x 128 ones would not: 25
+// pair-tiles of 256 x 256, 50 pairs of 128 x 128 tiles (whole: more than half of the 66 clusters
+// busy). Smaller problems take 128 x 64 tiles, which every small shape above exercises.
+constexpr ShapeSpec kMidTileShapes[] = {{"1280x1200x300", 1280, 1200, 300, 0, 0}};
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32
 // 07 on). The TF32 rows form
@@ -191,6 +197,11 @@ std::vector<KernelCase> all_cases() {
                 for (const ShapeSpec& s : kDeferredShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
+        if (name_has(info, "sized_tiles"))
+            for (const auto& ops : kOps)
+                for (const ShapeSpec& s : kMidTileShapes)
+                    for (const Variant& v : kVariants)
+                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         if (info.copies_unaligned)
             for (const auto& ops : kOps)
                 for (const ShapeSpec& s : kPeelShapes)
@@ -229,7 +240,8 @@ TEST_P(KernelCorrectness, MatchesReference) {
 
 // The stream-K shapes above are meant to exercise the cut tiles: check that the schedule cuts
 // them on this device. The Hopper launchers plan on every cluster that fits the GPU, one
-// cluster of 2 per 2 SMs on the 132-SM H100 (launch_stream_k), whatever the pair-tiles' count.
+// cluster of 2 per 2 SMs on the 132-SM H100 (launch_stream_k), whatever the pair-tiles' count;
+// step 14's 128 x 64 tiles run in clusters of one, one an SM.
 TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     DeviceState dev;
     ASSERT_EQ(current_device(&dev), GEMMKIT_SUCCESS);
@@ -240,12 +252,14 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 63) / 64), 0) << s.name << ", 16-bit";
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
         EXPECT_GT(dgemm::dmma_stream_k_tiles_of(s.m, s.n, s.k, dev.sm_count), 0) << s.name << ", FP64";
-        if (2 * pairs <= clusters) {  // f16/bf16 14 and tf32 09 run such a shape on CTA tiles of 128 x 128
-            const int64_t small_pairs = (s.m + 255) / 256 * ((s.n + 127) / 128);
-            EXPECT_GT(hopper::stream_k_pairs(small_pairs, clusters, (s.k + 63) / 64, 0.5), 0) << s.name << ", small tiles";
-            EXPECT_GT(hopper::stream_k_pairs(small_pairs, clusters, (s.k + 31) / 32, 0.5), 0) << s.name << ", TF32 small";
-        }
     }
+    // Step 14 and TF32 09 take 128 x 64 tiles where 128 x 128 ones (pairs of 256 x 128) would
+    // leave half of the clusters idle, and cut them along k.
+    const ShapeSpec& s = kTinyTilesCutShape;
+    ASSERT_LE(2 * ((s.m + 255) / 256 * ((s.n + 127) / 128)), clusters) << s.name << " takes 128 x 128 tiles";
+    const int64_t tiles = (s.m + 127) / 128 * ((s.n + 63) / 64);
+    EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
+    EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelCorrectness, ::testing::ValuesIn(all_cases()),
