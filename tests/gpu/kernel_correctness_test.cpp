@@ -99,6 +99,7 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
     {"500x520x8192", 500, 520, 8192, 0, 0},  // step 14 on 128 x 64 tiles, cut along k
+    {"1536x1536x4096", 1536, 1536, 4096, 0, 0},  // a single round of 36 pair-tiles, 30 clusters idle: cut
 };
 constexpr const ShapeSpec& kTinyTilesCutShape = kStreamKShapes[3];
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }

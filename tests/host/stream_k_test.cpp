@@ -16,7 +16,7 @@ using gemmkit::hopper::StreamKSplit;
 using gemmkit::hopper::stream_k_pairs;
 using gemmkit::hopper::WorkUnit;
 
-TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOfLongEnoughTiles) {
+TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(289, 66, 65), 25);    // 4097^3 BF16: 17 x 17 pair-tiles, 25 in the last round
     EXPECT_EQ(stream_k_pairs(289, 66, 64), 25);    // 4352 x 4352 x 4096
     EXPECT_EQ(stream_k_pairs(256, 66, 64), 0);     // 4096^3: 58 of 66 clusters busy in the last round
@@ -33,6 +33,13 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(16, 66, 63), 16);     // the same in TF32 (slabs of 32): 1.3x faster
     EXPECT_EQ(stream_k_pairs(4, 66, 128), 4);      // 512 x 512 x 8192: ~16 pieces a tile, 1.6x faster
     EXPECT_EQ(stream_k_pairs(1, 66, 64), 0);       // one tile: shares under a slab
+    // A single round more than half busy: by the cost alone (after whole rounds it would not be).
+    EXPECT_EQ(stream_k_pairs(36, 66, 64), 36);     // 1536 x 1536 x 4096: 8% faster split (H100)
+    EXPECT_EQ(stream_k_pairs(36, 66, 24), 0);      // 1536^3: saves 10.9 slabs, costs 21.2
+    EXPECT_EQ(stream_k_pairs(48, 66, 64), 0);      // 1536 x 2048 x 4096: saves 17.5, costs 19.7
+    EXPECT_EQ(stream_k_pairs(48, 66, 128), 48);    // 2048 x 1536 x 8192: 5% faster split
+    EXPECT_EQ(stream_k_pairs(60, 66, 1000), 60);   // 6 idle clusters, but 91 slabs saved a cluster
+    EXPECT_EQ(stream_k_pairs(66 + 36, 66, 64), 0); // the same 36 after a whole round: not split
     // A short tile is not split even where the last round is mostly idle.
     EXPECT_EQ(stream_k_pairs(84, 66, 16), 0);      // 1790 x 2900 x 1000: 18 busy, saves 11.6 slabs
     EXPECT_EQ(stream_k_pairs(84, 66, 47), 18);     // 1790 x 2900 x 3000: saves 34

@@ -14,8 +14,9 @@
 // With fewer pair-tiles than clusters, the "last round" is every tile, shared out over all the
 // clusters (the whole-tile grid would leave the others idle). Splitting costs more than it
 // looks (the partial sums' round trip, a second prologue and epilogue a piece), so it is done
-// only where the last round is at least half idle and the slabs it saves outweigh a fitted
-// cost (stream_k_pairs); elsewhere step 6's (or 7's) kernel runs, on no more clusters than
+// only where the last round after whole rounds is at least half idle (a single round: however
+// busy) and the slabs it saves outweigh a fitted cost (stream_k_pairs); elsewhere step 6's (or
+// 7's) kernel runs, on no more clusters than
 // pair-tiles. What it measured is in docs/ladder.md.
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
 // library's pool) is allocated and its flags zeroed on the stream before each launch; without

@@ -28,9 +28,12 @@ namespace gemmkit::hopper {
 // of them, shared out over every cluster. A split costs a round trip of FP32 partial sums
 // through L2 (128 KiB a CTA, written by one piece and added by the tile's last) and a second
 // prologue and epilogue a piece, so it is done only where it buys back much idle machine:
-//  - a last round at least half idle: splitting it at 4096^3 (58 of 66 clusters busy, 8 slabs a
-//    cluster to gain) made the kernel 3% slower than whole tiles on the H100 (BF16), and
-//    splitting one more round as well 6% slower;
+//  - after whole rounds, a last round at least half idle: splitting it at 4096^3 (58 of 66
+//    clusters busy, 8 slabs a cluster to gain) made the kernel 3% slower than whole tiles on the
+//    H100 (BF16), and splitting one more round as well 6% slower. A single round (fewer
+//    pair-tiles than clusters) is left to the cost below however busy it is: 1536 x 1536 x 4096
+//    (36 of 66 busy, 64 slabs) ran 8% faster split (TF32 22%), 1536 x 1536 x 8192 20% (23%);
+//    1536 x 1536 x 3072 (48 slabs, saves 21.8 against a cost of 21.2) the same either way;
 //  - shares of at least kMinShareSlabs slabs (the schedule needs one);
 //  - more slabs saved a cluster than the split costs, by a cost fitted to H100 runs where every
 //    tile was split over 66 clusters (docs/ladder.md): ~15 slabs' time, plus ~3.4 for each piece
@@ -46,7 +49,7 @@ inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4;
 inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
     if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
     const int64_t rest = pairs % clusters;
-    if (rest == 0 || 2 * rest > clusters || rest * slabs < kMinShareSlabs * clusters) return 0;
+    if (rest == 0 || (pairs > clusters && 2 * rest > clusters) || rest * slabs < kMinShareSlabs * clusters) return 0;
     const double share = static_cast<double>(rest * slabs) / clusters;  // slabs a cluster, split
     const double pieces = static_cast<double>(clusters) / rest;        // a split tile's, about
     const double saved = (slabs - share) * tile_scale, cost = kSplitCostSlabs + kPieceCostSlabs * pieces * tile_scale;
