@@ -50,6 +50,13 @@ __device__ __forceinline__ void wgmma_wait() {
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GK_WGMMA_D96 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 #define GK_WGMMA_D128 \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -81,6 +88,7 @@ __device__ __forceinline__ void wgmma_wait() {
 #define GK_WGMMA_IN_N256 "%128", "%129", "%130", "%131", "%132"
 #define GK_WGMMA_IN_N128 "%64", "%65", "%66", "%67", "%68"
 #define GK_WGMMA_IN_N64 "%32", "%33", "%34", "%35", "%36"
+#define GK_WGMMA_IN_N192 "%96", "%97", "%98", "%99", "%100"
 #define GK_WGMMA(...) GK_WGMMA_16BIT(__VA_ARGS__)  // expands the IN lists into five arguments first
 
 template <int N, class T, bool kTransA, bool kTransB>
@@ -91,6 +99,10 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
         GK_WGMMA(256, "f16", GK_WGMMA_D128, GK_WGMMA_IN_N256, GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64));
     else if constexpr (N == 256)
         GK_WGMMA(256, "bf16", GK_WGMMA_D128, GK_WGMMA_IN_N256, GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64));
+    else if constexpr (N == 192 && kF16)
+        GK_WGMMA(192, "f16", GK_WGMMA_D96, GK_WGMMA_IN_N192, GK_WGMMA_F64(d, 0), GK_WGMMA_F32(d, 64));
+    else if constexpr (N == 192)
+        GK_WGMMA(192, "bf16", GK_WGMMA_D96, GK_WGMMA_IN_N192, GK_WGMMA_F64(d, 0), GK_WGMMA_F32(d, 64));
     else if constexpr (N == 128 && kF16)
         GK_WGMMA(128, "f16", GK_WGMMA_D64, GK_WGMMA_IN_N128, GK_WGMMA_F64(d, 0));
     else if constexpr (N == 128)
@@ -100,11 +112,11 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
     else if constexpr (N == 64)
         GK_WGMMA(64, "bf16", GK_WGMMA_D32, GK_WGMMA_IN_N64, GK_WGMMA_F32(d, 0));
     else
-        static_assert(N == 64 || N == 128 || N == 256, "instantiated for N = 64, 128 and 256");
+        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "instantiated for N = 64, 128, 192 and 256");
 }
 
 // One m64nNk8 step with TF32 inputs (FP32 words in memory; the tensor core reads their sign,
-// exponent and top 10 mantissa bits), N = 64, 128 or 256. TF32 has no transpose bits: both operands
+// exponent and top 10 mantissa bits), N = 64, 128, 192 or 256. TF32 has no transpose bits: both operands
 // are K-major. A from shared memory (desc_a), or from registers: a[i] = A(16w + l/4 + 8 (i % 2),
 // l % 4 + 4 (i / 2)) for thread l of warp w, the A fragment of mma.sync m16n8k8 one 16-row slice
 // per warp ("Register Fragments and Shared Memory Matrix Layouts", matrix A, .tf32).
@@ -119,12 +131,15 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], uint64_t des
     if constexpr (N == 256)
         GK_WGMMA_TF32(256, GK_WGMMA_D128, "%128, %129", "%130", GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64)
                       : "l"(desc_a), "l"(desc_b), "r"(acc));
+    else if constexpr (N == 192)
+        GK_WGMMA_TF32(192, GK_WGMMA_D96, "%96, %97", "%98", GK_WGMMA_F64(d, 0), GK_WGMMA_F32(d, 64)
+                      : "l"(desc_a), "l"(desc_b), "r"(acc));
     else if constexpr (N == 128)
         GK_WGMMA_TF32(128, GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0) : "l"(desc_a), "l"(desc_b), "r"(acc));
     else if constexpr (N == 64)
         GK_WGMMA_TF32(64, GK_WGMMA_D32, "%32, %33", "%34", GK_WGMMA_F32(d, 0) : "l"(desc_a), "l"(desc_b), "r"(acc));
     else
-        static_assert(N == 64 || N == 128 || N == 256, "instantiated for N = 64, 128 and 256");
+        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "instantiated for N = 64, 128, 192 and 256");
 }
 
 template <int N>
@@ -135,6 +150,10 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], const uint32
         GK_WGMMA_TF32(256, GK_WGMMA_D128, "{%128, %129, %130, %131}, %132", "%133", GK_WGMMA_F64(d, 0),
                       GK_WGMMA_F64(d, 64)
                       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
+    else if constexpr (N == 192)
+        GK_WGMMA_TF32(192, GK_WGMMA_D96, "{%96, %97, %98, %99}, %100", "%101", GK_WGMMA_F64(d, 0),
+                      GK_WGMMA_F32(d, 64)
+                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
     else if constexpr (N == 128)
         GK_WGMMA_TF32(128, GK_WGMMA_D64, "{%64, %65, %66, %67}, %68", "%69", GK_WGMMA_F64(d, 0)
                       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
@@ -142,7 +161,7 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], const uint32
         GK_WGMMA_TF32(64, GK_WGMMA_D32, "{%32, %33, %34, %35}, %36", "%37", GK_WGMMA_F32(d, 0)
                       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
     else
-        static_assert(N == 64 || N == 128 || N == 256, "instantiated for N = 64, 128 and 256");
+        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "instantiated for N = 64, 128, 192 and 256");
 }
 
 #undef GK_WGMMA_16BIT
@@ -151,10 +170,12 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], const uint32
 #undef GK_WGMMA_IN_N256
 #undef GK_WGMMA_IN_N128
 #undef GK_WGMMA_IN_N64
+#undef GK_WGMMA_IN_N192
 #undef GK_WGMMA_F64
 #undef GK_WGMMA_F32
 #undef GK_WGMMA_F8
 #undef GK_WGMMA_D128
+#undef GK_WGMMA_D96
 #undef GK_WGMMA_D64
 #undef GK_WGMMA_D32
 

@@ -99,7 +99,7 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
     {"500x520x8192", 500, 520, 8192, 0, 0},  // step 14 on 128 x 64 tiles, cut along k
-    {"1536x1536x4096", 1536, 1536, 4096, 0, 0},  // a single round of 36 pair-tiles, 30 clusters idle: cut
+    {"1536x1536x4096", 1536, 1536, 4096, 0, 0},  // one round of 36 pair-tiles, 30 clusters idle: cut (steps 12-13)
 };
 constexpr const ShapeSpec& kTinyTilesCutShape = kStreamKShapes[3];
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
@@ -118,8 +118,17 @@ constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0
 // Rows whose launcher sizes the tiles (Hopper step 14, TF32 09) take 128 x 128 CTA tiles where
 // 256 x 256 pair-tiles would leave half of the clusters idle and 128 x 128 ones would not: 25
 // pair-tiles of 256 x 256, 50 pairs of 128 x 128 tiles (whole: more than half of the 66 clusters
-// busy). Smaller problems take 128 x 64 tiles, which every small shape above exercises.
-constexpr ShapeSpec kMidTileShapes[] = {{"1280x1200x300", 1280, 1200, 300, 0, 0}};
+// busy). Smaller problems take 128 x 64 tiles, which every small shape above exercises. Where
+// 256 x 256 pairs fill one round with clusters to spare, pairs of 128 x 192 tiles may serve
+// better (mid_tiles_pay): 1500x1530 has 36 pairs of 256 x 256 and 48 of 128 x 192, with partial
+// tiles in m, n and k. With k = 3072 the TF32 rows cut the 48 along k (96 slabs of 32), with
+// k = 6000 the 16-bit rows (94 slabs of 64); the other type runs 256 x 256 pairs there, cut.
+constexpr ShapeSpec kSizedTileShapes[] = {
+    {"1280x1200x300", 1280, 1200, 300, 0, 0},
+    {"1500x1530x200", 1500, 1530, 200, 0, 0},
+    {"1500x1530x3072", 1500, 1530, 3072, 0, 0},
+    {"1500x1530x6000", 1500, 1530, 6000, 0, 0},
+};
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32
 // 07 on). The TF32 rows form
@@ -200,7 +209,7 @@ std::vector<KernelCase> all_cases() {
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         if (name_has(info, "sized_tiles"))
             for (const auto& ops : kOps)
-                for (const ShapeSpec& s : kMidTileShapes)
+                for (const ShapeSpec& s : kSizedTileShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         if (info.copies_unaligned)
@@ -261,6 +270,9 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     const int64_t tiles = (s.m + 127) / 128 * ((s.n + 63) / 64);
     EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
     EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
+    // ...and the 48 pairs of 128 x 192 tiles of kSizedTileShapes' long 1500 x 1530 shapes.
+    EXPECT_GT(hopper::stream_k_pairs(48, clusters, (3072 + 31) / 32, 0.75), 0) << "1500x1530x3072, TF32 128 x 192";
+    EXPECT_GT(hopper::stream_k_pairs(48, clusters, (6000 + 63) / 64, 0.75), 0) << "1500x1530x6000, 128 x 192";
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelCorrectness, ::testing::ValuesIn(all_cases()),

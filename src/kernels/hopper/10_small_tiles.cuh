@@ -32,6 +32,17 @@ struct SmallTileCfg : TmaStoreCfg {
 struct Tf32SmallTileCfg : Tf32Cfg {  // the same for TF32 (level 9 of the tf32 family)
     static constexpr int BN = 128, kStages = 6;
 };
+// Between the two: where the pair-tiles of 256 x 256 fill one round but leave clusters idle
+// (1536^3: 36 of 66 busy), pairs of 128 x 192 CTA tiles (m64n192 wgmmas, 96 accumulators, 4
+// stages) may still fit one round and keep more clusters busy (48), each a quarter less work;
+// they run where that beats the wide tiles whole or split along k (mid_tiles_pay, launch.cuh).
+// A 192-row B slab of op T is three TMA boxes: the cluster's CTAs load one and two.
+struct MidTileCfg : TmaStoreCfg {
+    static constexpr int BN = 192, kStages = 4;
+};
+struct Tf32MidTileCfg : Tf32Cfg {
+    static constexpr int BN = 192, kStages = 4;
+};
 struct TinyTileCfg : TmaStoreCfg {
     static constexpr int BN = 64, kStages = 8, kCluster = 1;
 };
@@ -43,7 +54,8 @@ constexpr bool fits_shared_memory() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes <=
            227 * 1024;
 }
-static_assert(fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>() &&
+static_assert(fits_shared_memory<__half, MidTileCfg>() && fits_shared_memory<float, Tf32MidTileCfg>() &&
+                  fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>() &&
                   fits_shared_memory<__half, TinyTileCfg>() && fits_shared_memory<float, Tf32TinyTileCfg>(),
               "the ring and the staging fit an SM's shared memory");
 

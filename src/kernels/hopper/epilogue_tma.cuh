@@ -92,7 +92,7 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
 // writes the piece there, then thread 0 of the warpgroup has TMA store it. Thread 0 owns the
 // bulk stores: at the block's end it must call bulk_wait<0>(). kPending: the stores that may
 // still be reading the staging when the buffer is rewritten: the last piece's, in the other
-// buffer (1), or none where every piece is buffer 0's (a tile of one piece: 0).
+// buffer (1), or none where the last piece used this buffer too (0).
 template <class TC, int kPending = kStagingBuffers - 1, class Stage>
 __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
                                                 int row0, int col0, Stage stage) {
@@ -120,14 +120,18 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
                                                          int col0) {
     static_assert(sizeof(TC) == 2 || sizeof(TC) == 4, "16-bit or FP32 C");
     constexpr int kCols = c_box_cols(sizeof(TC)), kPieces = N / kCols;
-    // Each tile starts on buffer 0, so the buffers alternate within a tile: a tile of one piece
-    // (64 columns of 16-bit C) waits for its last tile's store to have read the buffer.
-    static_assert(kPieces % kStagingBuffers == 0 || kPieces == 1, "each tile starts on buffer 0");
-    constexpr int kPending = kPieces == 1 ? 0 : kStagingBuffers - 1;
+    static_assert(kStagingBuffers == 2, "pieces alternate between two buffers");
+    // Each tile starts on buffer 0. With an odd number of pieces (64 or 192 columns of 16-bit
+    // C) the last tile's last piece was buffer 0's too, so the first piece waits for that store
+    // to have read it; every other piece waits for the store before last, as the buffers alternate.
 #pragma unroll
-    for (int q = 0; q < kPieces; ++q)
-        store_piece_tma<TC, kPending>(map_c, staging, barrier_id, q, row0, col0,
-                                      [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); });
+    for (int q = 0; q < kPieces; ++q) {
+        auto stage = [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); };
+        if (kPieces % 2 == 1 && q == 0)
+            store_piece_tma<TC, 0>(map_c, staging, barrier_id, q, row0, col0, stage);
+        else
+            store_piece_tma<TC, 1>(map_c, staging, barrier_id, q, row0, col0, stage);
+    }
 }
 
 }  // namespace gemmkit::hopper

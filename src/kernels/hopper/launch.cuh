@@ -81,6 +81,26 @@ bool leaves_clusters_idle(const Problem& p) {
     return 2 * pair_tiles<Cfg>(p.m, p.n) <= sm_count_or(132) / Cfg::kCluster;
 }
 
+// Whether pair-tiles of MidCfg (narrower than Cfg's) serve p better where Cfg's fill one round
+// with clusters to spare: MidCfg's must fit one round too (more of the GPU busy, each cluster
+// with less to do), and take less time than Cfg's whole or split along k, by stream-K's cost
+// model (in slabs of Cfg's tile: MidCfg's round is its slabs, each shorter by BN; Cfg's split
+// round is its largest share plus the split's cost). 1536^3 FP16 (36 pairs, 24 slabs): 18
+// against 24, 69 -> 82% of cuBLAS; 1536 x 1536 x 4096 TF32 (128 slabs): 96 against 91 split,
+// and the split ran 4% faster (H100).
+template <class Cfg, class MidCfg>
+bool mid_tiles_pay(const Problem& p) {
+    const int64_t clusters = sm_count_or(132) / Cfg::kCluster, pairs = pair_tiles<Cfg>(p.m, p.n);
+    if (pairs >= clusters || pair_tiles<MidCfg>(p.m, p.n) > clusters) return false;
+    const int64_t slabs = slab_count<Cfg>(p.k);
+    const double mid = static_cast<double>(slabs) * MidCfg::BN / Cfg::BN;
+    double wide = static_cast<double>(slabs);
+    if (stream_k_pairs(pairs, clusters, slabs) > 0)
+        wide = static_cast<double>(pairs * slabs) / clusters + kSplitCostSlabs +
+               kPieceCostSlabs * static_cast<double>(clusters) / pairs;
+    return mid < wide;
+}
+
 template <class Cfg>
 struct ClusterGrid {
     // The clusters that fit the GPU at once: one CTA an SM, as many as can be co-resident.
@@ -167,12 +187,16 @@ constexpr bool is_stream_k_step() {
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
 // with Small (step 10) runs that step instead where its own pair-tiles would leave half of the
-// clusters idle.
+// clusters idle, and one with Mid runs that where Mid's tiles fill one round better
+// (mid_tiles_pay).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if constexpr (requires { typename Step::Small; })
         if (leaves_clusters_idle<typename Step::Cfg>(p))
             return launch_step_kernel<typename Step::Small, T, TC, kTransA, kTransB>(p, stream);
+    if constexpr (requires { typename Step::Mid; })
+        if (mid_tiles_pay<typename Step::Cfg, typename Step::Mid::Cfg>(p))
+            return launch_step_kernel<typename Step::Mid, T, TC, kTransA, kTransB>(p, stream);
     using Cfg = typename Step::Cfg;
     using SlabA = SlabOfA<T, Cfg, kTransA>;
     using SlabB = typename Step::template SlabB<T, kTransB>;

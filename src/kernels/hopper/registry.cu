@@ -82,8 +82,21 @@ struct SmallTileStep : SmallWholeStep {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
-struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or SmallTileStep for small problems
+// ...and on pairs of 128 x 192 tiles where 256 x 256 pairs fill one round with clusters to
+// spare and these still fit it.
+struct MidWholeStep : TmaStoreStepOn<MidTileCfg> {
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct MidTileStep : MidWholeStep {
+    static constexpr bool kStreamK = true;
+    using Whole = MidWholeStep;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller tiles for smaller problems
     using Small = SmallTileStep;
+    using Mid = MidTileStep;
 };
 struct Tf32Step : TmaStoreStepOn<Tf32Cfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
@@ -118,8 +131,19 @@ struct Tf32SmallTileStep : Tf32SmallWholeStep {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
+struct Tf32MidWholeStep : TmaStoreStepOn<Tf32MidTileCfg> {
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
+struct Tf32MidTileStep : Tf32MidWholeStep {
+    static constexpr bool kStreamK = true;
+    using Whole = Tf32MidWholeStep;
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+};
 struct Tf32SizedTilesStep : Tf32StreamKStep {
     using Small = Tf32SmallTileStep;
+    using Mid = Tf32MidTileStep;
 };
 
 // TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
@@ -199,7 +223,7 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
                              "step 13, or step 12 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones would leave half the "
-                             "clusters idle");
+                             "clusters idle, or on 128x192 tiles where those fill one round better");
     add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
@@ -211,7 +235,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "as tf32.07_wgmma_tma");
     add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
                                       "step 08, or step 08 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones "
-                                      "would leave half the clusters idle; truncates inputs",
+                                      "would leave half the clusters idle, or on 128x192 tiles where those fill one "
+                                      "round better; truncates inputs",
                                       "as tf32.07_wgmma_tma");
 }
 

@@ -59,14 +59,21 @@ struct SwizzledSlab {
         for (int b = 0; b < kBoxes; ++b) load_box(b, dst, map, mn0, k0, bar);
     }
 
-    // Part `part` of `parts` (consecutive boxes) into every CTA of cta_mask.
+    // Part `part` of `parts` (consecutive boxes) into every CTA of cta_mask. Where the parts
+    // cannot be equal (an MN-major slab of 192: three boxes for two CTAs), part p takes boxes
+    // p * kBoxes / kParts up to the next part's first.
     template <int kParts>
     __device__ static void load_part_multicast(int part, uint32_t dst, const CUtensorMap* map, int mn0, int k0,
                                                uint32_t bar, uint16_t cta_mask) {
-        static_assert(kBoxes % kParts == 0, "whole boxes per part");
+        static_assert(kParts <= kBoxes, "a box at least per part");
+        if constexpr (kBoxes % kParts == 0) {
 #pragma unroll
-        for (int i = 0; i < kBoxes / kParts; ++i)
-            load_box(part * (kBoxes / kParts) + i, dst, map, mn0, k0, bar, cta_mask);
+            for (int i = 0; i < kBoxes / kParts; ++i)
+                load_box(part * (kBoxes / kParts) + i, dst, map, mn0, k0, bar, cta_mask);
+        } else {
+            for (int b = part * kBoxes / kParts; b < (part + 1) * kBoxes / kParts; ++b)
+                load_box(b, dst, map, mn0, k0, bar, cta_mask);
+        }
     }
 
     // Byte offset of element (mn, k) in an MN-major slab: its box, its 128-byte row k, and its
