@@ -59,44 +59,41 @@ struct TmaStoreStepOn : ClusterGrid<CfgT> {
     template <class T, bool kTransB>
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
 };
-// Step 10 (10_small_tiles.cuh): step 8 on 128 x 128 CTA tiles for problems of few pair-tiles.
-struct SmallWholeStep : TmaStoreStepOn<SmallTileCfg> {  // where nothing is split
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
+// Step 10 (10_small_tiles.cuh): step 8's kernels on CTA tiles sized to the problem. A tile
+// size's step runs stream-K (Kernels::split) and, where nothing is split, Kernels::whole.
+struct TmaStoreKernels {  // f16/bf16: step 6's and step 8's kernels
+    template <class T, class TC, bool kTransA, bool kTransB, class Cfg>
+    static constexpr auto whole() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
+    template <class T, class TC, bool kTransA, bool kTransB, class Cfg>
+    static constexpr auto split() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
-// ...and on 128 x 64 tiles where even 128 x 128 ones would leave half of the clusters idle.
-struct TinyWholeStep : TmaStoreStepOn<TinyTileCfg> {
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
+struct Tf32Kernels {  // TF32: step 7's and its stream-K form
+    template <class T, class TC, bool kTransA, bool kTransB, class Cfg>
+    static constexpr auto whole() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
+    template <class T, class TC, bool kTransA, bool kTransB, class Cfg>
+    static constexpr auto split() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
 };
-struct TinyTileStep : TinyWholeStep {
+template <class CfgT, class Kernels>
+struct SizedWholeStep : TmaStoreStepOn<CfgT> {
+    template <class T, class TC, bool kTransA, bool kTransB>
+    static constexpr auto kernel() { return Kernels::template whole<T, TC, kTransA, kTransB, CfgT>(); }
+};
+template <class CfgT, class Kernels>
+struct SizedStep : SizedWholeStep<CfgT, Kernels> {
     static constexpr bool kStreamK = true;
-    using Whole = TinyWholeStep;
+    using Whole = SizedWholeStep<CfgT, Kernels>;
     template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+    static constexpr auto kernel() { return Kernels::template split<T, TC, kTransA, kTransB, CfgT>(); }
 };
-struct SmallTileStep : SmallWholeStep {
-    static constexpr bool kStreamK = true;
-    using Whole = SmallWholeStep;
-    using Small = TinyTileStep;
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-// ...and on pairs of 128 x 192 tiles where 256 x 256 pairs fill one round with clusters to
-// spare and these still fit it.
-struct MidWholeStep : TmaStoreStepOn<MidTileCfg> {
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tma_store_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-struct MidTileStep : MidWholeStep {
-    static constexpr bool kStreamK = true;
-    using Whole = MidWholeStep;
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+// 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
+// ones where even those would, and pairs of 128 x 192 where 256 x 256 pairs fill one round with
+// clusters to spare and those fill it better (launch_step_kernel).
+struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
+    using Small = SizedStep<TinyTileCfg, TmaStoreKernels>;
 };
 struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller tiles for smaller problems
     using Small = SmallTileStep;
-    using Mid = MidTileStep;
+    using Mid = SizedStep<MidTileCfg, TmaStoreKernels>;
 };
 struct Tf32Step : TmaStoreStepOn<Tf32Cfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
@@ -109,41 +106,13 @@ struct Tf32StreamKStep : Tf32Step {
     static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
 
-// Step 10 for TF32 (level 9 of its family): step 8 on 128 x 128 CTA tiles for small problems.
-struct Tf32SmallWholeStep : TmaStoreStepOn<Tf32SmallTileCfg> {
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-struct Tf32TinyWholeStep : TmaStoreStepOn<Tf32TinyTileCfg> {
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-struct Tf32TinyTileStep : Tf32TinyWholeStep {
-    static constexpr bool kStreamK = true;
-    using Whole = Tf32TinyWholeStep;
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-struct Tf32SmallTileStep : Tf32SmallWholeStep {
-    static constexpr bool kStreamK = true;
-    using Whole = Tf32SmallWholeStep;
-    using Small = Tf32TinyTileStep;
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-struct Tf32MidWholeStep : TmaStoreStepOn<Tf32MidTileCfg> {
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB, Cfg>; }
-};
-struct Tf32MidTileStep : Tf32MidWholeStep {
-    static constexpr bool kStreamK = true;
-    using Whole = Tf32MidWholeStep;
-    template <class T, class TC, bool kTransA, bool kTransB>
-    static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB, Cfg>; }
+// Step 10 for TF32 (level 9 of its family): the same tile sizes on step 8's TF32 kernels.
+struct Tf32SmallTileStep : SizedStep<Tf32SmallTileCfg, Tf32Kernels> {
+    using Small = SizedStep<Tf32TinyTileCfg, Tf32Kernels>;
 };
 struct Tf32SizedTilesStep : Tf32StreamKStep {
     using Small = Tf32SmallTileStep;
-    using Mid = Tf32MidTileStep;
+    using Mid = SizedStep<Tf32MidTileCfg, Tf32Kernels>;
 };
 
 // TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
