@@ -95,9 +95,10 @@ bool mid_tiles_pay(const Problem& p) {
     const int64_t slabs = slab_count<Cfg>(p.k);
     const double mid = static_cast<double>(slabs) * MidCfg::BN / Cfg::BN;
     double wide = static_cast<double>(slabs);
-    if (stream_k_pairs(pairs, clusters, slabs) > 0)
-        wide = static_cast<double>(pairs * slabs) / clusters + kSplitCostSlabs +
-               kPieceCostSlabs * static_cast<double>(clusters) / pairs;
+    if (stream_k_pairs(pairs, clusters, slabs) > 0) {
+        const SplitRound split = split_round(pairs, clusters, slabs);
+        wide = split.share + split.cost;
+    }
     return mid < wide;
 }
 

@@ -46,14 +46,24 @@ namespace gemmkit::hopper {
 // sums scale with it; the rest of a split's cost (a prologue, an epilogue, waits) does not.
 inline constexpr int kMinShareSlabs = 4;
 inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4;
+
+// A round of `rest` tiles of `slabs` slabs split over `clusters`: each cluster's share of the
+// slabs (in the tile's own slabs), and the split's cost (in slabs of a 128 x 256 tile).
+struct SplitRound {
+    double share, cost;
+};
+inline SplitRound split_round(int64_t rest, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
+    const double share = static_cast<double>(rest * slabs) / clusters;  // slabs a cluster, split
+    const double pieces = static_cast<double>(clusters) / rest;        // a split tile's, about
+    return {share, kSplitCostSlabs + kPieceCostSlabs * pieces * tile_scale};
+}
+
 inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
     if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
     const int64_t rest = pairs % clusters;
     if (rest == 0 || (pairs > clusters && 2 * rest > clusters) || rest * slabs < kMinShareSlabs * clusters) return 0;
-    const double share = static_cast<double>(rest * slabs) / clusters;  // slabs a cluster, split
-    const double pieces = static_cast<double>(clusters) / rest;        // a split tile's, about
-    const double saved = (slabs - share) * tile_scale, cost = kSplitCostSlabs + kPieceCostSlabs * pieces * tile_scale;
-    return saved > cost ? rest : 0;
+    const SplitRound split = split_round(rest, clusters, slabs, tile_scale);
+    return (slabs - split.share) * tile_scale > split.cost ? rest : 0;
 }
 
 // The schedule: the last `split_pairs` pair-tiles are shared out along k, the others run whole.
