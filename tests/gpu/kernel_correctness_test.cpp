@@ -13,6 +13,7 @@
 #include <ostream>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "device_state.hpp"
 #include "gpu_test.hpp"
@@ -112,22 +113,23 @@ bool is_stream_k(const KernelInfo& info) {
 // Rows that hold a finished tile and store it under the next tile's wgmmas (Hopper step 13) also
 // run a shape with several tiles a CTA, each shorter (3 slabs) than the 4 pieces a held tile is
 // stored in, so a held tile's last piece waits for the end of the next tile. 81 pair-tiles on 66
-// clusters, not split (too few slabs to share).
+// clusters, not split (too few slabs to share); step 14 runs it on 108 pairs of 128 x 192 tiles,
+// two rounds.
 constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0}};
 
 // Rows whose launcher sizes the tiles (Hopper step 14, TF32 09) take 128 x 128 CTA tiles where
 // 256 x 256 pair-tiles would leave half of the clusters idle and 128 x 128 ones would not: 25
 // pair-tiles of 256 x 256, 50 pairs of 128 x 128 tiles (whole: more than half of the 66 clusters
-// busy). Smaller problems take 128 x 64 tiles, which every small shape above exercises. Where
-// 256 x 256 pairs fill one round with clusters to spare, pairs of 128 x 192 tiles may serve
-// better (mid_tiles_pay): 1500x1530 has 36 pairs of 256 x 256 and 48 of 128 x 192, with partial
-// tiles in m, n and k. With k = 3072 the TF32 rows cut the 48 along k (96 slabs of 32), with
-// k = 6000 the 16-bit rows (94 slabs of 64); the other type runs 256 x 256 pairs there, cut.
+// busy). Smaller problems take 128 x 64 tiles, which every small shape above exercises. Pairs of
+// 128 x 192 tiles run where they finish sooner than 256 x 256 pairs (mid_tiles_pay), with
+// partial tiles in m, n and k here: 1500x1530 has 36 pairs of 256 x 256 and 48 of 128 x 192,
+// taken whole at k = 200 and, by the 16-bit rows, at k = 3072, where TF32 cuts the 36 along k;
+// 1590x2410x3000 has 70 and 91 (66 clusters: a round and 25 cut along k, in both types).
 constexpr ShapeSpec kSizedTileShapes[] = {
     {"1280x1200x300", 1280, 1200, 300, 0, 0},
     {"1500x1530x200", 1500, 1530, 200, 0, 0},
     {"1500x1530x3072", 1500, 1530, 3072, 0, 0},
-    {"1500x1530x6000", 1500, 1530, 6000, 0, 0},
+    {"1590x2410x3000", 1590, 2410, 3000, 0, 0},
 };
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32
@@ -270,9 +272,15 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     const int64_t tiles = (s.m + 127) / 128 * ((s.n + 63) / 64);
     EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
     EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
-    // ...and the 48 pairs of 128 x 192 tiles of kSizedTileShapes' long 1500 x 1530 shapes.
-    EXPECT_GT(hopper::stream_k_pairs(48, clusters, (3072 + 31) / 32, 0.75), 0) << "1500x1530x3072, TF32 128 x 192";
-    EXPECT_GT(hopper::stream_k_pairs(48, clusters, (6000 + 63) / 64, 0.75), 0) << "1500x1530x6000, 128 x 192";
+    // ...and 1590x2410x3000 takes a round of 128 x 192 pairs and cuts the last 25 pairs along k.
+    const int64_t wide = 7 * 10, mid = 7 * 13;
+    ASSERT_EQ(wide, (1590 + 255) / 256 * ((2410 + 255) / 256));
+    ASSERT_EQ(mid, (1590 + 255) / 256 * ((2410 + 191) / 192));
+    for (const auto& [bk, penalty] : {std::pair{64, hopper::kMidSlabPenalty16Bit}, std::pair{32, hopper::kMidSlabPenaltyTf32}}) {
+        const int64_t slabs = (3000 + bk - 1) / bk;
+        EXPECT_TRUE(hopper::narrow_tiles_pay(wide, mid, clusters, slabs, 0.75, penalty)) << "1590x2410x3000, slabs of " << bk;
+        EXPECT_GT(hopper::stream_k_pairs(mid, clusters, slabs, 0.75), 0) << "1590x2410x3000, 128 x 192, slabs of " << bk;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelCorrectness, ::testing::ValuesIn(all_cases()),

@@ -58,6 +58,55 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(10, 0, 64), 0);
 }
 
+// The schedule's time in slabs of a 128 x 256 tile: whole rounds, then the last one whole or split.
+TEST(StreamK, ScheduleSlabsCountsRoundsAndTheSplitLastOne) {
+    using gemmkit::hopper::schedule_slabs;
+    EXPECT_DOUBLE_EQ(schedule_slabs(256, 66, 64), 4 * 64);         // 4096^3: 3 rounds and 58 of 66, whole
+    EXPECT_DOUBLE_EQ(schedule_slabs(132, 66, 10), 2 * 10);         // two full rounds
+    EXPECT_DOUBLE_EQ(schedule_slabs(192, 66, 48, 0.75), 3 * 48 * 0.75);  // 3072^3 on 256 x 192 pairs
+    // 3072^3 on 256 x 256 pairs: two rounds, then 12 pairs split, 8.7 slabs a cluster plus the cost.
+    const auto split = gemmkit::hopper::split_round(12, 66, 48);
+    EXPECT_NEAR(split.share, 12 * 48 / 66.0, 1e-12);
+    EXPECT_DOUBLE_EQ(schedule_slabs(144, 66, 48), 2 * 48 + split.share + split.cost);
+    EXPECT_LT(schedule_slabs(144, 66, 48), 3 * 48);
+    EXPECT_EQ(schedule_slabs(0, 66, 48), 0);
+    EXPECT_EQ(schedule_slabs(10, 0, 48), 0);
+}
+
+// Hopper step 14's 128 x 192 tiles (pairs of 256 x 192) against 256 x 256 pairs, with their slab
+// penalties (16-bit and TF32), on the H100's 66 clusters. Each expectation is what an H100 run measured with either size forced (docs/ladder.md,
+// "128 x 192 tiles over several rounds"): time on 128 x 192 against 256 x 256.
+TEST(StreamK, NarrowTilesPayWhereTheyMeasuredFaster) {
+    using gemmkit::hopper::kMidSlabPenalty16Bit, gemmkit::hopper::kMidSlabPenaltyTf32;
+    auto pays = [](int64_t m, int64_t n, int64_t k, int bits) {
+        const int64_t mp = (m + 255) / 256, bk = bits == 16 ? 64 : 32;
+        return gemmkit::hopper::narrow_tiles_pay(mp * ((n + 255) / 256), mp * ((n + 191) / 192), 66, (k + bk - 1) / bk,
+                                                 0.75, bits == 16 ? kMidSlabPenalty16Bit : kMidSlabPenaltyTf32);
+    };
+    EXPECT_TRUE(pays(1536, 1536, 1536, 16));   // 0.85: one round, 48 of 66 clusters busy instead of 36
+    EXPECT_TRUE(pays(1536, 1536, 1536, 32));   // 0.92
+    EXPECT_TRUE(pays(3072, 1536, 1536, 16));   // 0.81: 96 pairs in two rounds against 72
+    EXPECT_TRUE(pays(3072, 1536, 1536, 32));   // 0.87
+    EXPECT_TRUE(pays(3072, 3072, 1024, 16));   // 0.84
+    EXPECT_TRUE(pays(3072, 3072, 1024, 32));   // 0.86
+    EXPECT_TRUE(pays(3072, 3072, 3072, 16));   // 0.87: three rounds against two and a split third
+    EXPECT_FALSE(pays(3072, 3072, 3072, 32));  // 1.01
+    EXPECT_TRUE(pays(2304, 2304, 2304, 16));   // 0.80
+    EXPECT_FALSE(pays(2304, 2304, 2304, 32));  // 1.01
+    EXPECT_TRUE(pays(2304, 2304, 4608, 16));   // 0.92
+    EXPECT_FALSE(pays(2304, 2304, 4608, 32));  // 1.06
+    EXPECT_TRUE(pays(6144, 3072, 3072, 16));   // 0.96
+    EXPECT_FALSE(pays(6144, 3072, 3072, 32));  // 1.08
+    EXPECT_TRUE(pays(5120, 5120, 5120, 16));   // 0.97
+    EXPECT_FALSE(pays(5120, 5120, 5120, 32));  // 1.07
+    EXPECT_FALSE(pays(8192, 8192, 8192, 16));  // 1.00
+    EXPECT_FALSE(pays(4096, 4096, 4096, 16));  // 1.08
+    EXPECT_FALSE(pays(4096, 4096, 4096, 32));  // 1.14
+    EXPECT_FALSE(pays(2560, 2560, 2560, 16));  // 1.15
+    EXPECT_FALSE(pays(2560, 2560, 2560, 32));  // 1.06
+    EXPECT_FALSE(pays(1536, 1536, 4096, 32));  // the 256 x 256 split ran 4% faster
+}
+
 // FP64 step 08 (one block of 128 x 128 an SM, slabs of 16): a last round at most half busy,
 // after fewer than 16 whole rounds, in shares of 8 slabs at least that save 24 at least.
 TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {

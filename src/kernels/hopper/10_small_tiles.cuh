@@ -23,6 +23,7 @@
 
 #include "kernels/hopper/07_tf32.cuh"
 #include "kernels/hopper/slab.cuh"
+#include "kernels/hopper/stream_k.hpp"
 
 namespace gemmkit::hopper {
 
@@ -32,16 +33,19 @@ struct SmallTileCfg : TmaStoreCfg {
 struct Tf32SmallTileCfg : Tf32Cfg {  // the same for TF32 (level 9 of the tf32 family)
     static constexpr int BN = 128, kStages = 6;
 };
-// Between the two: where the pair-tiles of 256 x 256 fill one round but leave clusters idle
-// (1536^3: 36 of 66 busy), pairs of 128 x 192 CTA tiles (m64n192 wgmmas, 96 accumulators, 4
-// stages) may still fit one round and keep more clusters busy (48), each a quarter less work;
-// they run where that beats the wide tiles whole or split along k (mid_tiles_pay, launch.cuh).
-// A 192-row B slab of op T is three TMA boxes: the cluster's CTAs load one and two.
+// Between the two: pairs of 128 x 192 CTA tiles (m64n192 wgmmas, 96 accumulators, 4 stages)
+// where they finish sooner than the 256 x 256 pairs by stream-K's cost model (mid_tiles_pay,
+// launch.cuh): 1536^3 keeps 48 of 66 clusters busy instead of 36, 3072^3 runs three rounds of
+// three-quarter slabs instead of two and a split third. A 192-row B slab of op T is three TMA
+// boxes: the cluster's CTAs load one and two. kSlabPenalty: a slab's time against its area's
+// share of a 256-wide slab's (stream_k.hpp).
 struct MidTileCfg : TmaStoreCfg {
     static constexpr int BN = 192, kStages = 4;
+    static constexpr double kSlabPenalty = kMidSlabPenalty16Bit;
 };
 struct Tf32MidTileCfg : Tf32Cfg {
     static constexpr int BN = 192, kStages = 4;
+    static constexpr double kSlabPenalty = kMidSlabPenaltyTf32;
 };
 struct TinyTileCfg : TmaStoreCfg {
     static constexpr int BN = 64, kStages = 8, kCluster = 1;

@@ -81,25 +81,16 @@ bool leaves_clusters_idle(const Problem& p) {
     return 2 * pair_tiles<Cfg>(p.m, p.n) <= sm_count_or(132) / Cfg::kCluster;
 }
 
-// Whether pair-tiles of MidCfg (narrower than Cfg's) serve p better where Cfg's fill one round
-// with clusters to spare: MidCfg's must fit one round too (more of the GPU busy, each cluster
-// with less to do), and take less time than Cfg's whole or split along k, by stream-K's cost
-// model (in slabs of Cfg's tile: MidCfg's round is its slabs, each shorter by BN; Cfg's split
-// round is its largest share plus the split's cost). 1536^3 FP16 (36 pairs, 24 slabs): 18
-// against 24, 69 -> 82% of cuBLAS; 1536 x 1536 x 4096 TF32 (128 slabs): 96 against 91 split,
-// and the split ran 4% faster (H100).
+// Whether pair-tiles of MidCfg (narrower than Cfg's) serve p better than Cfg's, by stream-K's
+// cost model (narrow_tiles_pay): 3072^3 FP16 has 144 pairs of 256 x 256 (two rounds and a split
+// third on 66 clusters) and 192 of 256 x 192 (three rounds of slabs a quarter shorter).
 template <class Cfg, class MidCfg>
 bool mid_tiles_pay(const Problem& p) {
-    const int64_t clusters = sm_count_or(132) / Cfg::kCluster, pairs = pair_tiles<Cfg>(p.m, p.n);
-    if (pairs >= clusters || pair_tiles<MidCfg>(p.m, p.n) > clusters) return false;
-    const int64_t slabs = slab_count<Cfg>(p.k);
-    const double mid = static_cast<double>(slabs) * MidCfg::BN / Cfg::BN;
-    double wide = static_cast<double>(slabs);
-    if (stream_k_pairs(pairs, clusters, slabs) > 0) {
-        const SplitRound split = split_round(pairs, clusters, slabs);
-        wide = split.share + split.cost;
-    }
-    return mid < wide;
+    const int64_t clusters = sm_count_or(132) / Cfg::kCluster;
+    constexpr double kScale = static_cast<double>(MidCfg::BM) * MidCfg::BN / (Cfg::BM * Cfg::BN);
+    static_assert(MidCfg::kCluster == Cfg::kCluster && MidCfg::BK == Cfg::BK, "the same clusters and slabs");
+    return narrow_tiles_pay(pair_tiles<Cfg>(p.m, p.n), pair_tiles<MidCfg>(p.m, p.n), clusters, slab_count<Cfg>(p.k),
+                            kScale, MidCfg::kSlabPenalty);
 }
 
 template <class Cfg>
@@ -188,8 +179,7 @@ constexpr bool is_stream_k_step() {
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
 // with Small (step 10) runs that step instead where its own pair-tiles would leave half of the
-// clusters idle, and one with Mid runs that where Mid's tiles fill one round better
-// (mid_tiles_pay).
+// clusters idle, and one with Mid runs that where Mid's tiles finish sooner (mid_tiles_pay).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if constexpr (requires { typename Step::Small; })

@@ -86,8 +86,8 @@ struct SizedStep : SizedWholeStep<CfgT, Kernels> {
     static constexpr auto kernel() { return Kernels::template split<T, TC, kTransA, kTransB, CfgT>(); }
 };
 // 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
-// ones where even those would, and pairs of 128 x 192 where 256 x 256 pairs fill one round with
-// clusters to spare and those fill it better (launch_step_kernel).
+// ones where even those would, and pairs of 128 x 192 where those finish sooner than 256 x 256
+// pairs (launch_step_kernel).
 struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
     using Small = SizedStep<TinyTileCfg, TmaStoreKernels>;
 };
@@ -192,7 +192,7 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
                              "step 13, or step 12 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones would leave half the "
-                             "clusters idle, or on 128x192 tiles where those fill one round better");
+                             "clusters idle, or on 128x192 tiles where those finish sooner");
     add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
@@ -204,8 +204,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "as tf32.07_wgmma_tma");
     add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
                                       "step 08, or step 08 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones "
-                                      "would leave half the clusters idle, or on 128x192 tiles where those fill one "
-                                      "round better; truncates inputs",
+                                      "would leave half the clusters idle, or on 128x192 tiles where those finish "
+                                      "sooner; truncates inputs",
                                       "as tf32.07_wgmma_tma");
 }
 

@@ -66,6 +66,34 @@ inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs, do
     return (slabs - split.share) * tile_scale > split.cost ? rest : 0;
 }
 
+// How long `clusters` clusters take over `pairs` pair-tiles of `slabs` slabs, in slabs of a
+// 128 x 256 tile: the whole rounds, then the last round whole or split as stream_k_pairs decides
+// (its largest share plus the split's cost). What the launcher compares tile sizes by.
+inline double schedule_slabs(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
+    if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
+    const int64_t rest = pairs % clusters, rounds = pairs / clusters + (rest > 0 ? 1 : 0);
+    if (stream_k_pairs(pairs, clusters, slabs, tile_scale) == 0) return static_cast<double>(rounds * slabs) * tile_scale;
+    const SplitRound split = split_round(rest, clusters, slabs, tile_scale);
+    return (static_cast<double>((rounds - 1) * slabs) + split.share) * tile_scale + split.cost;
+}
+
+// A 128 x 192 tile's slab (Hopper step 14) against its area's share of a 128 x 256 one's time,
+// fitted to H100 runs of both sizes forced on 12 shapes (docs/ladder.md, "128 x 192 tiles over
+// several rounds"): 1.00-1.13 for 16-bit data, near 1.03 on the large shapes and higher where k
+// is short; 1.01-1.21 for TF32, whose A of op N is loaded into registers at the same cost for
+// fewer columns. Each is the smallest round value that picks the faster size on every shape.
+inline constexpr double kMidSlabPenalty16Bit = 1.05, kMidSlabPenaltyTf32 = 1.15;
+
+// Whether narrower tiles finish sooner than the wide ones (128 x 256, in pairs: `wide_pairs`) on
+// `clusters` clusters: `narrow_pairs` pair-tiles of `narrow_scale` times the wide tile's area,
+// whose slabs each take `penalty` times their area's share of a wide slab's time. Both schedules
+// by schedule_slabs, so the wide tiles may be split along k, and the narrow ones run more rounds.
+inline bool narrow_tiles_pay(int64_t wide_pairs, int64_t narrow_pairs, int64_t clusters, int64_t slabs,
+                             double narrow_scale, double penalty) {
+    const double wide = schedule_slabs(wide_pairs, clusters, slabs);
+    return penalty * schedule_slabs(narrow_pairs, clusters, slabs, narrow_scale) < wide;
+}
+
 // The schedule: the last `split_pairs` pair-tiles are shared out along k, the others run whole.
 // Every share must hold a slab at least (split_pairs * slabs >= clusters: stream_k_pairs sees to
 // it), so that each cluster before a tile's last piece left a partial.
