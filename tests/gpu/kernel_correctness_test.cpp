@@ -143,6 +143,11 @@ constexpr ShapeSpec kPeelShapes[] = {
     {"3076x2817x40", 3076, 2817, 40, 0, 0},
     {"2819x3074x40_off1_ld3", 2819, 3074, 40, 3, 1},
 };
+// ...and copy a 16-bit A that TMA can read but reads slowly, its columns starting on odd
+// multiples of 16 bytes, where the problem is large enough (copies_pay_for_a): here every
+// operand starts 16 bytes into a 32-byte sector, on every op. The smallest such problem: n of
+// 3000 and 2^23 elements of A. The TF32 rows read it as it is.
+constexpr ShapeSpec kSlowAShapes[] = {{"2900x3000x2900_off8", 2900, 3000, 2900, 0, 8}};
 
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
@@ -217,6 +222,11 @@ std::vector<KernelCase> all_cases() {
         if (info.copies_unaligned)
             for (const auto& ops : kOps)
                 for (const ShapeSpec& s : kPeelShapes)
+                    for (const Variant& v : kVariants)
+                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
+        if (info.copies_unaligned)
+            for (const auto& ops : kOps)
+                for (const ShapeSpec& s : kSlowAShapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         // ...and, for FP16/BF16 rows, FP32 C on the subset.

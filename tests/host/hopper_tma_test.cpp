@@ -43,6 +43,38 @@ TEST(HopperTma, ReadsOperandsOnlyWhenBothAreAddressable) {
     EXPECT_FALSE(tma_reads_operands(p));
 }
 
+// A 16-bit A whose columns start on odd multiples of 16 bytes is copied on large enough
+// problems (copies_pay_for_a); B only where TMA cannot read it.
+TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
+    using gemmkit::hopper::kCopyAMinElements;
+    using gemmkit::hopper::kCopyAMinN;
+    using gemmkit::hopper::operand_copies;
+    Problem p = aligned_bf16();
+    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 5000;  // 10000-byte columns: 16 past a 32-byte boundary
+    EXPECT_TRUE(operand_copies(p).a);
+    EXPECT_FALSE(operand_copies(p).b);  // B reads as slowly, but its copy did not pay
+    p.lda = 5008;  // 10016 bytes: on 32-byte boundaries
+    EXPECT_FALSE(operand_copies(p).any());
+    p.A = fake_ptr<const void>(0x10010);  // ...but the base 16 bytes into a sector
+    EXPECT_TRUE(operand_copies(p).a);
+    p.A = fake_ptr<const void>(0x10000), p.lda = 4104;  // 4104^3: 8208-byte columns
+    p.m = p.n = p.k = 4104;
+    EXPECT_TRUE(operand_copies(p).a);
+    p.n = kCopyAMinN - 1;  // too few columns of C for one pass over A to pay
+    EXPECT_FALSE(operand_copies(p).a);
+    p.n = kCopyAMinN, p.m = 1024, p.k = kCopyAMinElements / 1024 - 1;  // too small an A
+    EXPECT_FALSE(operand_copies(p).a);
+    p.k += 1;
+    EXPECT_TRUE(operand_copies(p).a);
+    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;  // FP32 (TF32): not measured to pay
+    EXPECT_FALSE(operand_copies(p).a);
+    p = aligned_bf16();
+    p.lda = 4097;  // TMA cannot read it at all: copied at any size
+    EXPECT_TRUE(operand_copies(p).a);
+    p.ldb = 4097;
+    EXPECT_TRUE(operand_copies(p).b);
+}
+
 TEST(HopperTma, WritesCOnlyFor16BitOrFp32UnreadWholeChunkColumns) {
     Problem p = aligned_bf16();
     EXPECT_TRUE(tma_writes_c(p));

@@ -117,16 +117,15 @@ constexpr int step_smem_bytes() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, typename Step::template SlabB<T, false>, Cfg::kStages>() + staging;
 }
 
-template <class Step>
-cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream);
-
-// launch(q) on p with the operands TMA cannot read first copied into aligned workspaces
-// (pad_copy); fallback(p) where there is no memory for them. Where the copies can form C's last
+// launch(q) on p with the operands operand_copies names (those TMA cannot read, or reads
+// slowly) first copied into aligned workspaces (pad_copy); fallback(p) where there is no memory
+// for them. Where the copies can form C's last
 // few rows or columns (peeled_edges.hpp), q is the rest of C and they are stored after it.
 template <class Launch, class Fallback>
 cudaError_t launch_padded(const Problem& p, cudaStream_t stream, Launch&& launch, Fallback&& fallback) {
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
-    const bool copies_a = !tma_addressable(p.A, p.lda, p.a_type), copies_b = !tma_addressable(p.B, p.ldb, p.b_type);
+    const OperandCopies copies = operand_copies(p);
+    const bool copies_a = copies.a, copies_b = copies.b;
     const EdgePeel peel = plan_edge_peel(p, copies_a, copies_b, sm_count_or(132));
     PeeledEdges edges;
     Problem q = p;
@@ -152,15 +151,6 @@ cudaError_t launch_padded(const Problem& p, cudaStream_t stream, Launch&& launch
         if (ws != nullptr) cudaFreeAsync(ws, stream);  // after the GEMM, in stream order
     if (err == cudaErrorMemoryAllocation) return fallback(p);
     return err;
-}
-
-// Step on p with unreadable operands padded; without the memory, the mma.sync pipeline, which
-// needs none.
-template <class Step>
-cudaError_t launch_padded(const Problem& p, cudaStream_t stream) {
-    return launch_padded(
-        p, stream, [&](const Problem& q) { return launch_hopper_step<Step>(q, stream); },
-        [&](const Problem& q) { return tensor::launch_tuned(q, stream); });
 }
 
 // Whether the image the driver loaded for the current device holds the Hopper kernels' real
@@ -222,20 +212,29 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
 // and, for steps 8 and 9, kStreamK and Whole, the step it runs where nothing is split, and for
 // step 9 OneRound, what runs where the grid holds every tile at once; for step 10 Small, the step
 // problems of few pair-tiles run instead, launch_step_kernel) on p.
+// Operands TMA cannot read are copied first (steps with kPadsUnaligned; the others, and those
+// without memory for the copies, run the mma.sync pipeline), and so is an A it reads slowly
+// (copies_pay_for_a; without the memory, on A as it is).
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
-    if (!hopper_code_loaded()) return tensor::launch_tuned(p, stream);
-    if (!tma_reads_operands(p)) {
-        if constexpr (Step::kPadsUnaligned) return launch_padded<Step>(p, stream);
-        return tensor::launch_tuned(p, stream);
-    }
-    return tensor::with_half_types(p, [&](auto t, auto tc) {
-        using T = typename decltype(t)::type;
-        using TC = typename decltype(tc)::type;
-        return with_ops(p, [&](auto ta, auto tb) {
-            return launch_step_kernel<Step, T, TC, decltype(ta)::value, decltype(tb)::value>(p, stream);
+    auto pipeline = [&](const Problem& q) { return tensor::launch_tuned(q, stream); };
+    if (!hopper_code_loaded()) return pipeline(p);
+    auto direct = [&](const Problem& q) {
+        return tensor::with_half_types(q, [&](auto t, auto tc) {
+            using T = typename decltype(t)::type;
+            using TC = typename decltype(tc)::type;
+            return with_ops(q, [&](auto ta, auto tb) {
+                return launch_step_kernel<Step, T, TC, decltype(ta)::value, decltype(tb)::value>(q, stream);
+            });
         });
-    });
+    };
+    if constexpr (Step::kPadsUnaligned) {
+        if (!tma_reads_operands(p)) return launch_padded(p, stream, direct, pipeline);
+        if (operand_copies(p).any()) return launch_padded(p, stream, direct, direct);
+        return direct(p);
+    } else {
+        return tma_reads_operands(p) ? direct(p) : pipeline(p);
+    }
 }
 
 }  // namespace gemmkit::hopper

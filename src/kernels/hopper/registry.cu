@@ -130,7 +130,7 @@ cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
         return launch_step_kernel<Step, float, float, false, false>(q, stream);
     };
     auto aligned = [&](const Problem& q) {
-        return tma_reads_operands(q) ? wgmma(q) : launch_padded(q, stream, wgmma, pipeline);
+        return operand_copies(q).any() ? launch_padded(q, stream, wgmma, pipeline) : wgmma(q);
     };
     if (p.transb == GEMMKIT_OP_N) return aligned(p);
     PaddedOperand bt;  // op(B) = B^T with B stored n x k: its transpose is op(B) stored K-major
@@ -148,7 +148,8 @@ constexpr const char* kTmaFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
 constexpr const char* kPaddedFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (else copied into an aligned "
-    "workspace first); TMA-stored C needs beta 0 and m * sizeof(C) a multiple of 16 bytes";
+    "workspace first, as is an A whose columns start on odd multiples of 16 bytes where n >= 3000); "
+    "TMA-stored C needs beta 0 and m * sizeof(C) a multiple of 16 bytes";
 
 template <class Step>
 void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,

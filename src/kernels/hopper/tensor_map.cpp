@@ -40,6 +40,16 @@ bool tma_reads_operands(const Problem& p) {
     return tma_addressable(p.A, p.lda, p.a_type) && tma_addressable(p.B, p.ldb, p.b_type);
 }
 
+bool copies_pay_for_a(const Problem& p) {
+    const int64_t ld_bytes = p.lda * static_cast<int64_t>(dtype_size(p.a_type));
+    const bool odd_16_byte_columns = reinterpret_cast<uintptr_t>(p.A) % 32 != 0 || ld_bytes % 32 != 0;
+    return dtype_size(p.a_type) == 2 && odd_16_byte_columns && p.n >= kCopyAMinN && p.m * p.k >= kCopyAMinElements;
+}
+
+OperandCopies operand_copies(const Problem& p) {
+    return {!tma_addressable(p.A, p.lda, p.a_type) || copies_pay_for_a(p), !tma_addressable(p.B, p.ldb, p.b_type)};
+}
+
 bool tma_writes_c(const Problem& p) {
     const int64_t column_bytes = p.m * static_cast<int64_t>(dtype_size(p.c_type));
     const size_t size = dtype_size(p.c_type);

@@ -26,6 +26,27 @@ bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
 // Whether TMA can read A and B of p (both tma_addressable).
 bool tma_reads_operands(const Problem& p);
 
+// Whether copying A into a workspace of 128-byte columns pays although TMA can read it: a 16-bit
+// A whose columns start on odd multiples of 16 bytes (lda = 4104, 5000, 8200, or a base 16 bytes
+// into a 32-byte sector), on a problem large enough. TMA then reads each 128-byte row of a slab's
+// box in more L2 requests (ncu, 3000^3 FP16: 2.4x the requests of 3072^3 and 1.3x the sectors),
+// and the GEMM runs 12-17% slower than on the copy plus the copy, on every op (H100: 4104^3,
+// 5000^3, 8200^3; 3000^3 and 3000 x 3000 x 8000 4%). Columns on 32-byte boundaries (lda = 2000,
+// 6000, 4112) cost less, and copying A there lost 6-34%; so did copying B anywhere but at 8200^3,
+// and copying A at 1000^3 (16%). A's copy is one pass over m x k elements against a GEMM of n
+// times as many multiply-adds, so it pays from some n on (docs/ladder.md, "Columns off 32-byte
+// boundaries").
+inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinElements = int64_t{1} << 23;
+bool copies_pay_for_a(const Problem& p);
+
+// The operands the Hopper steps copy into workspaces with 128-byte columns (pad_copy.hpp) before
+// the GEMM: those TMA cannot read, and A where copies_pay_for_a.
+struct OperandCopies {
+    bool a = false, b = false;
+    bool any() const { return a || b; }
+};
+OperandCopies operand_copies(const Problem& p);
+
 // Whether step 6 may write p's C with TMA stores: 16-bit or FP32 C, not read (beta == 0),
 // addressable, and its columns whole 16-byte chunks (m a multiple of 8, or of 4 for FP32). Measured on an H200: a TMA store clips the contiguous dimension only to
 // whole 16-byte chunks, so with m % 8 != 0 it wrote up to 7 elements past m in every column.
