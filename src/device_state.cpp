@@ -48,7 +48,10 @@ cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_byt
             *per_sm = it->second;
             return cudaSuccess;
         }
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, static_cast<size_t>(smem_bytes));
+        if (smem_bytes > 48 * 1024)
+            err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        if (err == cudaSuccess)
+            err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, static_cast<size_t>(smem_bytes));
         if (err == cudaSuccess) known.emplace(key, *per_sm);
     }
     if (err != cudaSuccess) cudaGetLastError();

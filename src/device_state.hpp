@@ -26,10 +26,11 @@ inline int64_t sm_count_or(int64_t fallback) {
 }
 
 // *per_sm = blocks of `kernel` (launched with `threads` threads and `smem_bytes` of dynamic shared
-// memory, already opted in above 48 KiB) that one SM of the current device holds at once. The
-// answer depends only on the device, the kernel and its launch resources, so the driver is asked
-// once for each: the query costs microseconds, the order of a small kernel's own time. On failure
-// no CUDA error is left pending for the next launch.
+// memory) that one SM of the current device holds at once. Above 48 KiB the kernel is first opted
+// in to that much dynamic shared memory (the calculator counts 0 blocks otherwise). The answer
+// depends only on the device, the kernel and its launch resources, so the driver is asked once
+// for each: the query costs microseconds, the order of a small kernel's own time. On failure no
+// CUDA error is left pending for the next launch.
 cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes, int* per_sm);
 
 }  // namespace gemmkit

@@ -6,6 +6,7 @@
 
 #include "analysis/kernel_report.hpp"
 #include "analysis/occupancy.hpp"
+#include "device_state.hpp"
 #include "gpu_test.hpp"
 
 namespace gemmkit::test {
@@ -62,6 +63,9 @@ TEST_P(KernelExplain, TheoreticalOccupancyMatchesRuntime) {
 
     const void* fn = info->entry();
     ASSERT_NE(fn, nullptr) << info->name;
+    // The library's cached count (split-K sizes its split by it) opts the kernel in itself.
+    int cached_blocks = -1;
+    ASSERT_CUDA(resident_blocks_per_sm(fn, threads, dynamic, &cached_blocks));
     if (dynamic > 48 * 1024)  // above 48 KiB a kernel must opt in, as its launch function does
         ASSERT_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
     int runtime_blocks = -1;
@@ -72,6 +76,7 @@ TEST_P(KernelExplain, TheoreticalOccupancyMatchesRuntime) {
         << r.static_smem << " B static + " << dynamic << " B dynamic smem; model says " << model.blocks_per_sm
         << " blocks (limited by " << model.limiter << "), cudaOccupancyMaxActiveBlocksPerMultiprocessor says "
         << runtime_blocks;
+    EXPECT_EQ(cached_blocks, runtime_blocks) << info->name << ": resident_blocks_per_sm";
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelExplain, ::testing::ValuesIn(kernel_names()),

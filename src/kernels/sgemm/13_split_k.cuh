@@ -64,13 +64,11 @@ inline int split_k_count(int64_t tiles, int64_t slots, int64_t k, int bk) {
 }
 
 // Blocks of split_k_kernel<Cfg> an SM of the current device holds (the ops' kernels share its
-// resources).
+// resources; the answer is cached, resident_blocks_per_sm).
 template <class Cfg>
 cudaError_t split_k_blocks_per_sm(int* per_sm) {
-    auto* probe = split_k_kernel<Cfg, false, false, true>;
-    const cudaError_t err = opt_in_smem(probe, Cfg::kSmemBytes);  // else the calculator counts 0 blocks
-    if (err != cudaSuccess) return err;
-    return resident_blocks_per_sm(reinterpret_cast<const void*>(probe), Cfg::kThreads, Cfg::kSmemBytes, per_sm);
+    const void* probe = reinterpret_cast<const void*>(split_k_kernel<Cfg, false, false, true>);
+    return resident_blocks_per_sm(probe, Cfg::kThreads, Cfg::kSmemBytes, per_sm);
 }
 
 template <class Cfg>
