@@ -143,11 +143,14 @@ constexpr ShapeSpec kPeelShapes[] = {
     {"3076x2817x40", 3076, 2817, 40, 0, 0},
     {"2819x3074x40_off1_ld3", 2819, 3074, 40, 3, 1},
 };
-// ...and copy a 16-bit A that TMA can read but reads slowly, its columns starting on odd
-// multiples of 16 bytes, where the problem is large enough (copies_pay_for_a): here every
-// operand starts 16 bytes into a 32-byte sector, on every op. The smallest such problem: n of
-// 3000 and 2^23 elements of A. The TF32 rows read it as it is.
-constexpr ShapeSpec kSlowAShapes[] = {{"2900x3000x2900_off8", 2900, 3000, 2900, 0, 8}};
+// ...and copy an A that TMA can read but reads slowly, its columns starting on odd multiples of
+// 16 bytes, where the problem is large enough (copies_pay_for_a; the smallest: n of 3000 and 2^23
+// elements of A): every operand starts 16 bytes into a 32-byte sector, on every op, at an offset
+// of 8 16-bit elements (the TF32 rows read that A as it is), or of 4 FP32 ones, where the TF32
+// rows also form C's last 4 columns in A's copy (peeled_edges.hpp) and the 16-bit rows copy both
+// operands, which TMA cannot read at 8-byte offsets.
+constexpr ShapeSpec kSlowAShapes[] = {{"2900x3000x2900_off8", 2900, 3000, 2900, 0, 8},
+                                      {"2900x3076x2900_off4", 2900, 3076, 2900, 0, 4}};
 
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},

@@ -43,8 +43,8 @@ TEST(HopperTma, ReadsOperandsOnlyWhenBothAreAddressable) {
     EXPECT_FALSE(tma_reads_operands(p));
 }
 
-// A 16-bit A whose columns start on odd multiples of 16 bytes is copied on large enough
-// problems (copies_pay_for_a); B only where TMA cannot read it.
+// An A whose columns start on odd multiples of 16 bytes is copied on large enough problems
+// (copies_pay_for_a); B only where TMA cannot read it.
 TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
     using gemmkit::hopper::kCopyAMinElements;
     using gemmkit::hopper::kCopyAMinN;
@@ -66,8 +66,10 @@ TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
     EXPECT_FALSE(operand_copies(p).a);
     p.k += 1;
     EXPECT_TRUE(operand_copies(p).a);
-    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;  // FP32 (TF32): not measured to pay
+    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;  // FP32 (TF32): 16416-byte columns, on 32 bytes
     EXPECT_FALSE(operand_copies(p).a);
+    p.lda = 4100;  // 16400 bytes
+    EXPECT_TRUE(operand_copies(p).a);
     p = aligned_bf16();
     p.lda = 4097;  // TMA cannot read it at all: copied at any size
     EXPECT_TRUE(operand_copies(p).a);

@@ -198,8 +198,9 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
                             "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
-                            "aligned workspaces (where m or n is 1-4 past a multiple of 256, those copies also form "
-                            "C's last rows or columns)");
+                            "aligned workspaces, as is an A whose columns start on odd multiples of 16 bytes where "
+                            "n >= 3000 (where m or n is 1-4 past a multiple of 256, those copies also form C's last "
+                            "rows or columns)");
     add_tf32_step<Tf32StreamKStep>(table, "tf32.08_stream_k", 8,
                                    "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
                                    "as tf32.07_wgmma_tma");

@@ -43,7 +43,7 @@ bool tma_reads_operands(const Problem& p) {
 bool copies_pay_for_a(const Problem& p) {
     const int64_t ld_bytes = p.lda * static_cast<int64_t>(dtype_size(p.a_type));
     const bool odd_16_byte_columns = reinterpret_cast<uintptr_t>(p.A) % 32 != 0 || ld_bytes % 32 != 0;
-    return dtype_size(p.a_type) == 2 && odd_16_byte_columns && p.n >= kCopyAMinN && p.m * p.k >= kCopyAMinElements;
+    return odd_16_byte_columns && p.n >= kCopyAMinN && p.m * p.k >= kCopyAMinElements;
 }
 
 OperandCopies operand_copies(const Problem& p) {

@@ -26,12 +26,13 @@ bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
 // Whether TMA can read A and B of p (both tma_addressable).
 bool tma_reads_operands(const Problem& p);
 
-// Whether copying A into a workspace of 128-byte columns pays although TMA can read it: a 16-bit
-// A whose columns start on odd multiples of 16 bytes (lda = 4104, 5000, 8200, or a base 16 bytes
-// into a 32-byte sector), on a problem large enough. TMA then reads each 128-byte row of a slab's
-// box in more L2 requests (ncu, 3000^3 FP16: 2.4x the requests of 3072^3 and 1.3x the sectors),
-// and the GEMM runs 12-17% slower than on the copy plus the copy, on every op (H100: 4104^3,
-// 5000^3, 8200^3; 3000^3 and 3000 x 3000 x 8000 4%). Columns on 32-byte boundaries (lda = 2000,
+// Whether copying A into a workspace of 128-byte columns pays although TMA can read it: an A
+// whose columns start on odd multiples of 16 bytes (16-bit lda = 4104, 5000, 8200, FP32 lda =
+// 4100, 5004, or a base 16 bytes into a 32-byte sector), on a problem large enough. TMA then
+// reads each 128-byte row of a slab's box in more L2 requests (ncu, 3000^3 FP16: 2.4x the
+// requests of 3072^3 and 1.3x the sectors), and the GEMM runs slower than on the copy plus the
+// copy (H100): FP16 12-17% on every op at 4104^3, 5000^3 and 8200^3, 4% at 3000^3; TF32 8% at
+// 4100^3, 12% at 5004^3, 21% at 8196^3, 2% at 3004^3. Columns on 32-byte boundaries (lda = 2000,
 // 6000, 4112) cost less, and copying A there lost 6-34%; so did copying B anywhere but at 8200^3,
 // and copying A at 1000^3 (16%). A's copy is one pass over m x k elements against a GEMM of n
 // times as many multiply-adds, so it pays from some n on (docs/ladder.md, "Columns off 32-byte
