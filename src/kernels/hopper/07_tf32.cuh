@@ -28,7 +28,7 @@ struct Tf32Cfg : TmaStoreCfg {
     static constexpr int BK = 32;  // 128 bytes of FP32 k a row; 48 KiB a stage, 4 stages
 };
 
-// Cfg: Tf32Cfg, or one derived from it with other tiles (step 9's small ones, 10_small_tiles.cuh).
+// Cfg: Tf32Cfg, or one derived from it with other tiles (step 9's small ones, 10_sized_tiles.cuh).
 template <class T, class TC, bool kTransA, bool kTransB, class Cfg = Tf32Cfg>
 __global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     tf32_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "kernels/hopper/09_deferred_epilogue.cuh"
-#include "kernels/hopper/10_small_tiles.cuh"
+#include "kernels/hopper/10_sized_tiles.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/06_tf32.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -59,7 +59,7 @@ struct TmaStoreStepOn : ClusterGrid<CfgT> {
     template <class T, bool kTransB>
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
 };
-// Step 10 (10_small_tiles.cuh): step 8's kernels on CTA tiles sized to the problem. A tile
+// Step 10 (10_sized_tiles.cuh): step 8's kernels on CTA tiles sized to the problem. A tile
 // size's step runs stream-K (Kernels::split) and, where nothing is split, Kernels::whole.
 struct TmaStoreKernels {  // f16/bf16: step 6's and step 8's kernels
     template <class T, class TC, bool kTransA, bool kTransB, class Cfg>
