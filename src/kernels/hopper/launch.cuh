@@ -117,14 +117,13 @@ constexpr int step_smem_bytes() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, typename Step::template SlabB<T, false>, Cfg::kStages>() + staging;
 }
 
-// launch(q) on p with the operands operand_copies names (those TMA cannot read, or reads
-// slowly) first copied into aligned workspaces (pad_copy); fallback(p) where there is no memory
-// for them. Where the copies can form C's last
+// launch(q) on p with the operands `copies` names first copied into aligned workspaces
+// (pad_copy); fallback(p) where there is no memory for them. Where the copies can form C's last
 // few rows or columns (peeled_edges.hpp), q is the rest of C and they are stored after it.
 template <class Launch, class Fallback>
-cudaError_t launch_padded(const Problem& p, cudaStream_t stream, Launch&& launch, Fallback&& fallback) {
+cudaError_t launch_padded(const Problem& p, OperandCopies copies, cudaStream_t stream, Launch&& launch,
+                          Fallback&& fallback) {
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
-    const OperandCopies copies = operand_copies(p);
     const bool copies_a = copies.a, copies_b = copies.b;
     const EdgePeel peel = plan_edge_peel(p, copies_a, copies_b, sm_count_or(132));
     PeeledEdges edges;
@@ -151,6 +150,17 @@ cudaError_t launch_padded(const Problem& p, cudaStream_t stream, Launch&& launch
         if (ws != nullptr) cudaFreeAsync(ws, stream);  // after the GEMM, in stream order
     if (err == cudaErrorMemoryAllocation) return fallback(p);
     return err;
+}
+
+// direct(p), with the operands operand_copies names (those TMA cannot read, and an A it reads
+// slowly) copied first. Without memory for the copies: fallback(p) where TMA cannot read an
+// operand, else direct(p) on the operands as they are.
+template <class Launch, class Fallback>
+cudaError_t launch_with_copies(const Problem& p, cudaStream_t stream, Launch&& direct, Fallback&& fallback) {
+    const OperandCopies copies = operand_copies(p);
+    if (!copies.any()) return direct(p);
+    if (tma_reads_operands(p)) return launch_padded(p, copies, stream, direct, direct);
+    return launch_padded(p, copies, stream, direct, fallback);
 }
 
 // Whether the image the driver loaded for the current device holds the Hopper kernels' real
@@ -228,13 +238,10 @@ cudaError_t launch_hopper_step(const Problem& p, cudaStream_t stream) {
             });
         });
     };
-    if constexpr (Step::kPadsUnaligned) {
-        if (!tma_reads_operands(p)) return launch_padded(p, stream, direct, pipeline);
-        if (operand_copies(p).any()) return launch_padded(p, stream, direct, direct);
-        return direct(p);
-    } else {
+    if constexpr (Step::kPadsUnaligned)
+        return launch_with_copies(p, stream, direct, pipeline);
+    else
         return tma_reads_operands(p) ? direct(p) : pipeline(p);
-    }
 }
 
 }  // namespace gemmkit::hopper

@@ -116,9 +116,9 @@ struct Tf32SizedTilesStep : Tf32StreamKStep {
 };
 
 // TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
-// operands TMA cannot read are copied into aligned ones. Without memory for those copies, or
-// without the sm_90a image, the mma.sync pipeline of step 06 runs, which rounds the inputs to
-// TF32 instead of truncating them.
+// operands TMA cannot read (or an A it reads slowly) are copied into aligned ones. Without memory
+// for the transpose or for copies of operands TMA cannot read, or without the sm_90a image, the
+// mma.sync pipeline of step 06 runs, which rounds the inputs to TF32 instead of truncating them.
 bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
 template <class Step>
@@ -129,9 +129,7 @@ cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
         if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
         return launch_step_kernel<Step, float, float, false, false>(q, stream);
     };
-    auto aligned = [&](const Problem& q) {
-        return operand_copies(q).any() ? launch_padded(q, stream, wgmma, pipeline) : wgmma(q);
-    };
+    auto aligned = [&](const Problem& q) { return launch_with_copies(q, stream, wgmma, pipeline); };
     if (p.transb == GEMMKIT_OP_N) return aligned(p);
     PaddedOperand bt;  // op(B) = B^T with B stored n x k: its transpose is op(B) stored K-major
     cudaError_t err = transpose_operand(static_cast<const float*>(p.B), p.ldb, p.n, p.k, stream, &bt);
