@@ -95,14 +95,14 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 // m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3 pieces of ~152, and 322 tiles, 264 whole
 // and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
 // of unaligned operands (Hopper: the padded workspace; FP64: 8-byte cp.async).
+constexpr ShapeSpec kTinyTilesCutShape = {"500x520x8192", 500, 520, 8192, 0, 0};  // step 14 on 128 x 64 tiles, cut along k
 constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x5000", 1000, 1000, 5000, 0, 0},  // fewer tiles than clusters: every tile cut
     {"1790x2900x3000", 1790, 2900, 3000, 0, 0},  // a last round of 18 of 66 pair-tiles cut
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
-    {"500x520x8192", 500, 520, 8192, 0, 0},  // step 14 on 128 x 64 tiles, cut along k
+    kTinyTilesCutShape,
     {"1536x1536x4096", 1536, 1536, 4096, 0, 0},  // one round of 36 pair-tiles, 30 clusters idle: cut (steps 12-13)
 };
-constexpr const ShapeSpec& kTinyTilesCutShape = kStreamKShapes[3];
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small
 // tiles where C has few pair-tiles, as 1000x1000x5000 has).
@@ -125,11 +125,12 @@ constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0
 // partial tiles in m, n and k here: 1500x1530 has 36 pairs of 256 x 256 and 48 of 128 x 192,
 // taken whole at k = 200 and, by the 16-bit rows, at k = 3072, where TF32 cuts the 36 along k;
 // 1590x2410x3000 has 70 and 91 (66 clusters: a round and 25 cut along k, in both types).
+constexpr ShapeSpec kMidTilesCutShape = {"1590x2410x3000", 1590, 2410, 3000, 0, 0};
 constexpr ShapeSpec kSizedTileShapes[] = {
     {"1280x1200x300", 1280, 1200, 300, 0, 0},
     {"1500x1530x200", 1500, 1530, 200, 0, 0},
     {"1500x1530x3072", 1500, 1530, 3072, 0, 0},
-    {"1590x2410x3000", 1590, 2410, 3000, 0, 0},
+    kMidTilesCutShape,
 };
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32
@@ -202,36 +203,21 @@ bool named_in(const char* name, const auto& names) {
 std::vector<KernelCase> all_cases() {
     std::vector<KernelCase> cases;
     for (const KernelInfo& info : registry()) {
-        // Every case with the row's own types (C of A/B's type)...
-        for (const auto& ops : kOps)
-            for (const ShapeSpec& s : kShapes)
-                for (const Variant& v : kVariants)
-                    cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (is_stream_k(info))
+        // Every case with the row's own types (C of A/B's type), on every op and variant...
+        auto add_own_types = [&](const auto& shapes) {
             for (const auto& ops : kOps)
-                for (const ShapeSpec& s : kStreamKShapes)
+                for (const ShapeSpec& s : shapes)
                     for (const Variant& v : kVariants)
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles"))
-            for (const auto& ops : kOps)
-                for (const ShapeSpec& s : kDeferredShapes)
-                    for (const Variant& v : kVariants)
-                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (name_has(info, "sized_tiles"))
-            for (const auto& ops : kOps)
-                for (const ShapeSpec& s : kSizedTileShapes)
-                    for (const Variant& v : kVariants)
-                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (info.copies_unaligned)
-            for (const auto& ops : kOps)
-                for (const ShapeSpec& s : kPeelShapes)
-                    for (const Variant& v : kVariants)
-                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
-        if (info.copies_unaligned)
-            for (const auto& ops : kOps)
-                for (const ShapeSpec& s : kSlowAShapes)
-                    for (const Variant& v : kVariants)
-                        cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
+        };
+        add_own_types(kShapes);
+        if (is_stream_k(info)) add_own_types(kStreamKShapes);
+        if (name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles")) add_own_types(kDeferredShapes);
+        if (name_has(info, "sized_tiles")) add_own_types(kSizedTileShapes);
+        if (info.copies_unaligned) {
+            add_own_types(kPeelShapes);
+            add_own_types(kSlowAShapes);
+        }
         // ...and, for FP16/BF16 rows, FP32 C on the subset.
         const verify::Types float_output = verify::types_of(info, true);
         if (float_output == verify::types_of(info, false)) continue;
@@ -285,14 +271,16 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     const int64_t tiles = (s.m + 127) / 128 * ((s.n + 63) / 64);
     EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
     EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
-    // ...and 1590x2410x3000 takes a round of 128 x 192 pairs and cuts the last 25 pairs along k.
-    const int64_t wide = 7 * 10, mid = 7 * 13;
-    ASSERT_EQ(wide, (1590 + 255) / 256 * ((2410 + 255) / 256));
-    ASSERT_EQ(mid, (1590 + 255) / 256 * ((2410 + 191) / 192));
+    // ...and kMidTilesCutShape takes a round of 128 x 192 pairs and cuts the last 25 along k.
+    const ShapeSpec& mid_shape = kMidTilesCutShape;
+    const int64_t wide = (mid_shape.m + 255) / 256 * ((mid_shape.n + 255) / 256);
+    const int64_t mid = (mid_shape.m + 255) / 256 * ((mid_shape.n + 191) / 192);
+    ASSERT_EQ(wide, 7 * 10) << mid_shape.name;
+    ASSERT_EQ(mid, 7 * 13) << mid_shape.name;
     for (const auto& [bk, penalty] : {std::pair{64, hopper::kMidSlabPenalty16Bit}, std::pair{32, hopper::kMidSlabPenaltyTf32}}) {
-        const int64_t slabs = (3000 + bk - 1) / bk;
-        EXPECT_TRUE(hopper::narrow_tiles_pay(wide, mid, clusters, slabs, 0.75, penalty)) << "1590x2410x3000, slabs of " << bk;
-        EXPECT_GT(hopper::stream_k_pairs(mid, clusters, slabs, 0.75), 0) << "1590x2410x3000, 128 x 192, slabs of " << bk;
+        const int64_t slabs = (mid_shape.k + bk - 1) / bk;
+        EXPECT_TRUE(hopper::narrow_tiles_pay(wide, mid, clusters, slabs, 0.75, penalty)) << mid_shape.name << ", slabs of " << bk;
+        EXPECT_GT(hopper::stream_k_pairs(mid, clusters, slabs, 0.75), 0) << mid_shape.name << ", 128 x 192, slabs of " << bk;
     }
 }
 
