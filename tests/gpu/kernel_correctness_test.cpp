@@ -88,9 +88,9 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 // Stream-K rows (Hopper step 8, FP64 step 08) also run shapes whose tiles their schedule cuts
 // along k on a 132-SM GPU (Hopper: 66 clusters of 2; FP64: 132 blocks). Hopper: 1000x1000x5000
 // has 16 pair-tiles of 79 slabs (157 for TF32), each shared out over all 66 clusters in 4 or 5
-// pieces, some in the middle of a tile (step 14: 128 CTA tiles of 128 x 64, whole);
-// 500x520x8192 is 6 pair-tiles, and step 14's 36 tiles of 128 x 64 for 132 SMs, each cut
-// into 3 or 4 pieces; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
+// pieces, some in the middle of a tile (step 14: 64 pairs of 128 x 64 CTA tiles, whole);
+// 500x520x8192 is 6 pair-tiles, and step 14's 20 pairs of 128 x 64 tiles (along n, the last
+// CTA of each pair wholly past n) for 66 clusters, each cut into 3 or 4 pieces; 1790x2900x3000 has 84 pair-tiles, 66 run whole and the
 // 18 of the last round cut into 4 or 5 pieces of ~13 slabs (~26 for TF32), with edge tiles in
 // m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3 pieces of ~152, and 322 tiles, 264 whole
 // and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
@@ -252,7 +252,7 @@ TEST_P(KernelCorrectness, MatchesReference) {
 // The stream-K shapes above are meant to exercise the cut tiles: check that the schedule cuts
 // them on this device. The Hopper launchers plan on every cluster that fits the GPU, one
 // cluster of 2 per 2 SMs on the 132-SM H100 (launch_stream_k), whatever the pair-tiles' count;
-// step 14's 128 x 64 tiles run in clusters of one, one an SM.
+// step 14's 128 x 64 tiles run in clusters of 2 along n too.
 TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     DeviceState dev;
     ASSERT_EQ(current_device(&dev), GEMMKIT_SUCCESS);
@@ -264,13 +264,13 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
         EXPECT_GT(dgemm::dmma_stream_k_tiles_of(s.m, s.n, s.k, dev.sm_count), 0) << s.name << ", FP64";
     }
-    // Step 14 and TF32 09 take 128 x 64 tiles where 128 x 128 ones (pairs of 256 x 128) would
-    // leave half of the clusters idle, and cut them along k.
+    // Step 14 and TF32 09 take 128 x 64 tiles (pairs of 128 x 128 along n) where 128 x 128 ones
+    // (pairs of 256 x 128) would leave half of the clusters idle, and cut them along k.
     const ShapeSpec& s = kTinyTilesCutShape;
     ASSERT_LE(2 * ((s.m + 255) / 256 * ((s.n + 127) / 128)), clusters) << s.name << " takes 128 x 128 tiles";
-    const int64_t tiles = (s.m + 127) / 128 * ((s.n + 63) / 64);
-    EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
-    EXPECT_GT(hopper::stream_k_pairs(tiles, dev.sm_count, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
+    const int64_t tiny_pairs = (s.m + 127) / 128 * ((s.n + 127) / 128);
+    EXPECT_GT(hopper::stream_k_pairs(tiny_pairs, clusters, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
+    EXPECT_GT(hopper::stream_k_pairs(tiny_pairs, clusters, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
     // ...and kMidTilesCutShape takes a round of 128 x 192 pairs and cuts the last 25 along k.
     const ShapeSpec& mid_shape = kMidTilesCutShape;
     const int64_t wide = (mid_shape.m + 255) / 256 * ((mid_shape.n + 255) / 256);

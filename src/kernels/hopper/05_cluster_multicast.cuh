@@ -7,6 +7,7 @@
 // consumers of both CTAs are done with it (the partner's copy writes into it too), so each
 // consumer warp arrives on the "empty" barrier of both CTAs, and each producer waits for both.
 // The pair walks pair-tiles (256 x 256) in grouped order, as step 4's blocks walk tiles.
+// (Step 10's narrow 128 x 64 tiles pair up along n instead and share A: kClusterAlongN.)
 // A cluster barrier at the start: the partner's mbarriers exist before anyone signals them. It
 // is split into a relaxed arrive and a wait, and the first ring of slabs, loaded without
 // multicast, goes out in between: those copies do not wait for the barrier (~1500 cycles at the
@@ -31,14 +32,56 @@ struct ClusterMulticastCfg : PersistentCfg {
     static constexpr int kStagingBytes = 0;  // shared bytes between the ring and its barriers
 };
 
-// B slab of step 5: two K-major boxes (one per CTA) so that each CTA can load half.
-template <class T, class Cfg, bool kTransB>
-using SharedSlabOfB = SwizzledSlab<T, Cfg::BN, Cfg::BK, !kTransB, Cfg::kCluster>;
+// A cluster's CTAs lie along m and share B's slabs, or (kClusterAlongN) along n and share A's:
+// the narrow 128 x 64 tiles of step 10, whose A slab is twice their B slab.
+template <class Cfg>
+__host__ __device__ constexpr bool cluster_along_n() {
+    if constexpr (requires { Cfg::kClusterAlongN; })
+        return Cfg::kClusterAlongN;
+    else
+        return false;
+}
+// CTAs a cluster that share Cfg's A (B) slabs; 1 for steps without clusters.
+template <class Cfg>
+__host__ __device__ constexpr int ctas_sharing_a() {
+    if constexpr (requires { Cfg::kCluster; })
+        return cluster_along_n<Cfg>() ? Cfg::kCluster : 1;
+    else
+        return 1;
+}
+template <class Cfg>
+__host__ __device__ constexpr int ctas_sharing_b() {
+    return cluster_along_n<Cfg>() ? 1 : Cfg::kCluster;
+}
 
-// Pair-tiles of an m x n C (tiles of BM x BN, kCluster of them along m) and slabs of k.
+// Slabs of step 5: a shared operand's K-major slab comes in one box a CTA, so that each CTA can
+// load its part (an MN-major slab has a box per 64 rows already).
+template <class T, class Cfg, bool kTransA>
+using SharedSlabOfA = SwizzledSlab<T, Cfg::BM, Cfg::BK, kTransA, ctas_sharing_a<Cfg>()>;
+template <class T, class Cfg, bool kTransB>
+using SharedSlabOfB = SwizzledSlab<T, Cfg::BN, Cfg::BK, !kTransB, ctas_sharing_b<Cfg>()>;
+
+// How many of its first slabs a CTA loads whole, without waiting for its partner (below): the
+// ring's worth unless Cfg says fewer (a short k wants the multicast sooner).
+template <class Cfg>
+__host__ __device__ constexpr int slabs_alone() {
+    if constexpr (requires { Cfg::kSlabsAlone; })
+        return Cfg::kSlabsAlone;
+    else
+        return Cfg::kStages;
+}
+
+// The grid of pair-tiles over an m x n C (tiles of BM x BN, kCluster of them along m, or n).
+template <class Cfg>
+__host__ __device__ constexpr int2 pair_grid(int64_t m, int64_t n) {
+    const int tiles_m = static_cast<int>((m + Cfg::BM - 1) / Cfg::BM), tiles_n = static_cast<int>((n + Cfg::BN - 1) / Cfg::BN);
+    return int2{(tiles_m + ctas_sharing_b<Cfg>() - 1) / ctas_sharing_b<Cfg>(),
+                (tiles_n + ctas_sharing_a<Cfg>() - 1) / ctas_sharing_a<Cfg>()};
+}
 template <class Cfg>
 __host__ __device__ constexpr int64_t pair_tiles(int64_t m, int64_t n) {
-    return ((m + Cfg::BM - 1) / Cfg::BM + Cfg::kCluster - 1) / Cfg::kCluster * ((n + Cfg::BN - 1) / Cfg::BN);
+    const int2 grid = pair_grid<Cfg>(m, n);
+    return int64_t{grid.x} * grid.y;
 }
 template <class Cfg>
 __host__ __device__ constexpr int slab_count(int64_t k) {
@@ -49,31 +92,47 @@ __device__ WholeTiles whole_tiles(const OutputArgs<TC>& out) {
     return {static_cast<int>(pair_tiles<Cfg>(out.m, out.n)), slab_count<Cfg>(out.k)};
 }
 
+// One operand's slab for stage `bar`: where the cluster's CTAs share it (kShared) and the
+// partner is ready (not `alone`), this CTA's part of it, multicast into every CTA of the
+// cluster; else the whole slab, into this CTA.
+template <class Slab, bool kShared, int kCluster>
+__device__ __forceinline__ void load_slab(uint32_t rank, bool alone, uint32_t dst, const CUtensorMap* map, int mn0,
+                                          int k0, uint32_t bar) {
+    if constexpr (kShared) {
+        if (!alone) {
+            Slab::template load_part_multicast<kCluster>(rank, dst, map, mn0, k0, bar, (1u << kCluster) - 1);
+            return;
+        }
+    }
+    Slab::load(dst, map, mn0, k0, bar);
+}
+
 // The kernel body, shared with steps 6-8: `Epilogue` writes each finished tile (see below),
 // `Schedule` (WholeTiles or step 8's) hands out the work.
 template <class Cfg, class T, class TC, bool kTransA, bool kTransB, class Epilogue, class Schedule>
 __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a, const CUtensorMap* map_b,
                                                        const OutputArgs<TC>& out, Epilogue&& epilogue,
                                                        const Schedule& schedule) {
-    using SlabA = SlabOfA<T, Cfg, kTransA>;
+    using SlabA = SharedSlabOfA<T, Cfg, kTransA>;
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
     constexpr int kStages = Cfg::kStages, kStageBytes = SlabA::kBytes + SlabB::kBytes;
-    constexpr uint16_t kAllCtas = (1u << Cfg::kCluster) - 1;
+    constexpr bool kShareA = cluster_along_n<Cfg>();  // else B is the shared operand
     extern __shared__ unsigned char smem[];
     const uint32_t ring = align_slabs(ptx::smem_addr(smem));
     const uint32_t full = ring + kStages * kStageBytes + Cfg::kStagingBytes;  // staging: step 6's
     const RingBarriers bars{full, full + 8 * kStages};
     const int warpgroup = threadIdx.x / 128;
     const uint32_t rank = ptx::cluster_rank();
-    const int tiles_m = (out.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (out.n + Cfg::BN - 1) / Cfg::BN;
-    const int pairs_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster;
+    const int2 pairs = pair_grid<Cfg>(out.m, out.n);
     const int cluster = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
     const auto work = schedule.of(cluster, clusters);  // this cluster's units
 
     // This CTA's tile of a unit: its first row of C and first column.
     auto origin = [&](const WorkUnit& w) {
-        const int2 pair = Cfg::Order::tile_of(w.pair, pairs_m, tiles_n);
-        return make_int2((pair.x * Cfg::kCluster + static_cast<int>(rank)) * Cfg::BM, pair.y * Cfg::BN);
+        const int2 pair = Cfg::Order::tile_of(w.pair, pairs.x, pairs.y);
+        const int along = static_cast<int>(rank);
+        if constexpr (kShareA) return make_int2(pair.x * Cfg::BM, (pair.y * Cfg::kCluster + along) * Cfg::BN);
+        return make_int2((pair.x * Cfg::kCluster + along) * Cfg::BM, pair.y * Cfg::BN);
     };
 
     if (threadIdx.x == 0) {
@@ -88,17 +147,18 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
     int s = 0;  // ring uses so far, the same count in both CTAs
     if (warpgroup == 0) {
         ptx::setmaxnreg_dec<Cfg::kProducerRegs>();
-        // The first unit's first ring of slabs needs no partner: each CTA loads the whole B slab
-        // itself instead of half of it multicast, so the copies start at once rather than a
-        // cluster barrier later (~1500 cycles, measured). Thread 0 waits for the partner before
-        // its first multicast; the other producer threads, which load nothing, wait at once.
+        // The first unit's first ring of slabs (or its first slabs_alone) needs no partner: each
+        // CTA loads the whole shared slab itself instead of its part multicast, so the copies
+        // start at once rather than a cluster barrier later (~1500 cycles, measured). Thread 0
+        // waits for the partner before its first multicast; the other producer threads, which
+        // load nothing, wait at once.
         bool partner_ready = false;
         if (threadIdx.x == 0) {
             for (int u = 0; u < work.units(); ++u) {
                 const WorkUnit w = work.unit(u);
                 const int2 c0 = origin(w);
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {
-                    const bool alone = Cfg::kCluster == 1 || (u == 0 && s < kStages);  // no partner
+                    const bool alone = Cfg::kCluster == 1 || (u == 0 && s < slabs_alone<Cfg>());  // no partner
                     if (!alone && !partner_ready) {
                         ptx::cluster_wait();  // the partner's barriers exist: multicast may signal them
                         partner_ready = true;
@@ -106,13 +166,10 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                     const int st = s % kStages;
                     bars.wait_free<kStages>(s);
                     const uint32_t a = ring + st * kStageBytes, bar = bars.full_of(st);
-                    ptx::mbarrier_arrive_expect_tx(bar, kStageBytes);  // our A, and both halves of B
-                    SlabA::load(a, map_a, c0.x, ks * Cfg::BK, bar);
-                    if (alone)
-                        SlabB::load(a + SlabA::kBytes, map_b, c0.y, ks * Cfg::BK, bar);
-                    else
-                        SlabB::template load_part_multicast<Cfg::kCluster>(rank, a + SlabA::kBytes, map_b, c0.y,
-                                                                           ks * Cfg::BK, bar, kAllCtas);
+                    ptx::mbarrier_arrive_expect_tx(bar, kStageBytes);  // both slabs, whoever loads them
+                    load_slab<SlabA, kShareA, Cfg::kCluster>(rank, alone, a, map_a, c0.x, ks * Cfg::BK, bar);
+                    load_slab<SlabB, !kShareA, Cfg::kCluster>(rank, alone, a + SlabA::kBytes, map_b, c0.y, ks * Cfg::BK,
+                                                              bar);
                 }
             }
         }

@@ -189,7 +189,7 @@ cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
         if (mid_tiles_pay<typename Step::Cfg, typename Step::Mid::Cfg>(p))
             return launch_step_kernel<typename Step::Mid, T, TC, kTransA, kTransB>(p, stream);
     using Cfg = typename Step::Cfg;
-    using SlabA = SlabOfA<T, Cfg, kTransA>;
+    using SlabA = SharedSlabOfA<T, Cfg, kTransA>;
     using SlabB = typename Step::template SlabB<T, kTransB>;
     CUtensorMap map_a, map_b;
     cudaError_t err = encode_operand_maps<SlabA, SlabB>(p, &map_a, &map_b);
