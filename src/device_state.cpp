@@ -36,6 +36,11 @@ gemmkit_status current_device(DeviceState* out) {
     return GEMMKIT_SUCCESS;
 }
 
+cudaError_t opt_in_smem(const void* kernel, int smem_bytes) {
+    if (smem_bytes <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+}
+
 cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes, int* per_sm) {
     static std::mutex mutex;
     static std::map<std::tuple<int, const void*, int, int>, int> known;  // (device, kernel, threads, smem)
@@ -48,8 +53,7 @@ cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_byt
             *per_sm = it->second;
             return cudaSuccess;
         }
-        if (smem_bytes > 48 * 1024)
-            err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        err = opt_in_smem(kernel, smem_bytes);
         if (err == cudaSuccess)
             err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, static_cast<size_t>(smem_bytes));
         if (err == cudaSuccess) known.emplace(key, *per_sm);

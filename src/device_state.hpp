@@ -25,6 +25,11 @@ inline int64_t sm_count_or(int64_t fallback) {
     return current_device(&dev) == GEMMKIT_SUCCESS && dev.sm_count > 0 ? dev.sm_count : fallback;
 }
 
+// Opts `kernel` in to `smem_bytes` of dynamic shared memory where that is above the default 48
+// KiB (cudaFuncAttributeMaxDynamicSharedMemorySize); below it there is nothing to do. Every
+// launcher and occupancy query goes through here, so the rule is written once.
+cudaError_t opt_in_smem(const void* kernel, int smem_bytes);
+
 // *per_sm = blocks of `kernel` (launched with `threads` threads and `smem_bytes` of dynamic shared
 // memory) that one SM of the current device holds at once. Above 48 KiB the kernel is first opted
 // in to that much dynamic shared memory (the calculator counts 0 blocks otherwise). The answer

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include "device_state.hpp"
 #include "problem.hpp"
 
 namespace gemmkit {
@@ -52,20 +53,12 @@ cudaError_t with_ops(const Problem& p, Fn&& fn) {
     return fn(Bool<true>{}, Bool<true>{});
 }
 
-// Opts kernel in to dynamic shared memory above the default 48 KiB
-// (cudaFuncAttributeMaxDynamicSharedMemorySize); below it there is nothing to do.
-template <class... Params>
-cudaError_t opt_in_smem(void (*kernel)(Params...), int smem_bytes) {
-    if (smem_bytes <= 48 * 1024) return cudaSuccess;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-}
-
 // Launches kernel<<<grid, threads, smem_bytes, stream>>>(args...), first opting in to its
-// dynamic shared memory (opt_in_smem).
+// dynamic shared memory (opt_in_smem, device_state.hpp).
 template <class... Params, class... Args>
 cudaError_t launch_with_smem(void (*kernel)(Params...), dim3 grid, int threads, int smem_bytes, cudaStream_t stream,
                              Args... args) {
-    if (cudaError_t err = opt_in_smem(kernel, smem_bytes); err != cudaSuccess) return err;
+    if (cudaError_t err = opt_in_smem(reinterpret_cast<const void*>(kernel), smem_bytes); err != cudaSuccess) return err;
     kernel<<<grid, threads, smem_bytes, stream>>>(args...);
     return cudaGetLastError();
 }

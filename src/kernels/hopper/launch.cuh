@@ -65,7 +65,7 @@ inline int max_active_clusters(const void* kernel, int threads, int smem_bytes, 
     config.blockDim = dim3(static_cast<unsigned>(threads));
     config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
     int fit = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) != cudaSuccess ||
+    if (opt_in_smem(kernel, smem_bytes) != cudaSuccess ||
         cudaOccupancyMaxActiveClusters(&fit, kernel, &config) != cudaSuccess) {
         cudaGetLastError();  // not an error of the next launch: that one reports its own
         return 0;
