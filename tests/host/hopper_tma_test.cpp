@@ -77,6 +77,17 @@ TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
     EXPECT_TRUE(operand_copies(p).b);
 }
 
+// Tensor maps promote L2 fetches to 256 bytes only where every column starts on a 128-byte line.
+TEST(HopperTma, KnowsColumnsOn128ByteLines) {
+    using gemmkit::hopper::on_128_byte_columns;
+    EXPECT_TRUE(on_128_byte_columns(fake_ptr<const void>(0x10000), 4096, GEMMKIT_R_16BF));   // 8192 bytes
+    EXPECT_TRUE(on_128_byte_columns(fake_ptr<const void>(0x10080), 64, GEMMKIT_R_16F));      // 128 bytes
+    EXPECT_TRUE(on_128_byte_columns(fake_ptr<const void>(0x10000), 4128, GEMMKIT_R_32F));    // 16512 bytes
+    EXPECT_FALSE(on_128_byte_columns(fake_ptr<const void>(0x10000), 6000, GEMMKIT_R_16F));   // 12000 bytes
+    EXPECT_FALSE(on_128_byte_columns(fake_ptr<const void>(0x10000), 4100, GEMMKIT_R_32F));   // 16400 bytes
+    EXPECT_FALSE(on_128_byte_columns(fake_ptr<const void>(0x10040), 4096, GEMMKIT_R_16BF));  // base off a line
+}
+
 TEST(HopperTma, WritesCOnlyFor16BitOrFp32UnreadWholeChunkColumns) {
     Problem p = aligned_bf16();
     EXPECT_TRUE(tma_writes_c(p));

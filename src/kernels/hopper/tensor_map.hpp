@@ -23,6 +23,11 @@ cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype 
 // boundary too.
 bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
 
+// Whether every column of the matrix at `base` with leading dimension `ld` starts on a 128-byte
+// line (tensor maps of other matrices promote L2 fetches to 128 bytes, not 256: see
+// encode_tensor_map).
+bool on_128_byte_columns(const void* base, int64_t ld, gemmkit_dtype type);
+
 // Whether TMA can read A and B of p (both tma_addressable).
 bool tma_reads_operands(const Problem& p);
 
@@ -30,13 +35,16 @@ bool tma_reads_operands(const Problem& p);
 // whose columns start on odd multiples of 16 bytes (16-bit lda = 4104, 5000, 8200, FP32 lda =
 // 4100, 5004, or a base 16 bytes into a 32-byte sector), on a problem large enough. TMA then
 // reads each 128-byte row of a slab's box in more L2 requests (ncu, 3000^3 FP16: 2.4x the
-// requests of 3072^3 and 1.3x the sectors), and the GEMM runs slower than on the copy plus the
-// copy (H100): FP16 12-17% on every op at 4104^3, 5000^3 and 8200^3, 4% at 3000^3; TF32 8% at
-// 4100^3, 12% at 5004^3, 21% at 8196^3, 2% at 3004^3. Columns on 32-byte boundaries (lda = 2000,
-// 6000, 4112) cost less, and copying A there lost 6-34%; so did copying B anywhere but at 8200^3,
-// and copying A at 1000^3 (16%). A's copy is one pass over m x k elements against a GEMM of n
-// times as many multiply-adds, so it pays from some n on (docs/ladder.md, "Columns off 32-byte
-// boundaries").
+// requests of 3072^3 and 1.3x the sectors), and with the tensor maps' L2 promotion at 256 bytes
+// the GEMM ran slower than on the copy plus the copy (H100): FP16 12-17% on every op at 4104^3,
+// 5000^3 and 8200^3, 4% at 3000^3; TF32 8% at 4100^3, 12% at 5004^3, 21% at 8196^3, 2% at
+// 3004^3. Columns on 32-byte boundaries (lda = 2000, 6000, 4112) cost less, and copying A there
+// lost 6-34%; so did copying B anywhere but at 8200^3, and copying A at 1000^3 (16%). A's copy
+// is one pass over m x k elements against a GEMM of n times as many multiply-adds, so it pays
+// from some n on (docs/ladder.md, "Columns off 32-byte boundaries"). Since then such maps
+// promote 128 bytes (encode_tensor_map), and without the copy the GEMM measured as fast up to
+// 5004^3 and faster at 3000^3 (8%): the copy now pays only from ~2^26 elements (8196^3 TF32,
+// 7%), a change measured but not yet made (its GPU test shapes need to grow past 2^26).
 inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinElements = int64_t{1} << 23;
 bool copies_pay_for_a(const Problem& p);
 
