@@ -66,8 +66,7 @@ TEST_P(KernelExplain, TheoreticalOccupancyMatchesRuntime) {
     // The library's cached count (split-K sizes its split by it) opts the kernel in itself.
     int cached_blocks = -1;
     ASSERT_CUDA(resident_blocks_per_sm(fn, threads, dynamic, &cached_blocks));
-    if (dynamic > 48 * 1024)  // above 48 KiB a kernel must opt in, as its launch function does
-        ASSERT_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
+    ASSERT_CUDA(opt_in_smem(fn, dynamic));  // above 48 KiB a kernel must opt in, as its launch function does
     int runtime_blocks = -1;
     ASSERT_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime_blocks, fn, threads, dynamic));
 

@@ -92,8 +92,8 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 // 500x520x8192 is 6 pair-tiles, and step 14's 20 pairs of 128 x 64 tiles (along n, the last
 // CTA of each pair wholly past n) for 66 clusters, each cut into 3 or 4 pieces; 1790x2900x3000
 // has 84 pair-tiles, 66 run whole and the 18 of the last round cut into 4 or 5 pieces of ~13
-// slabs (~26 for TF32), with edge tiles in m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3 pieces of ~152, and 322 tiles, 264 whole
-// and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
+// slabs (~26 for TF32), with edge tiles in m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3
+// pieces of ~152, and 322 tiles, 264 whole and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
 // of unaligned operands (Hopper: the padded workspace; FP64: 8-byte cp.async).
 constexpr ShapeSpec kTinyTilesCutShape = {"500x520x8192", 500, 520, 8192, 0, 0};  // step 14 on 128 x 64 tiles, cut along k
 constexpr ShapeSpec kStreamKShapes[] = {

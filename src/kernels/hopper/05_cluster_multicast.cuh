@@ -51,7 +51,10 @@ __host__ __device__ constexpr int ctas_sharing_a() {
 }
 template <class Cfg>
 __host__ __device__ constexpr int ctas_sharing_b() {
-    return cluster_along_n<Cfg>() ? 1 : Cfg::kCluster;
+    if constexpr (requires { Cfg::kCluster; })
+        return cluster_along_n<Cfg>() ? 1 : Cfg::kCluster;
+    else
+        return 1;
 }
 
 // Slabs of step 5: a shared operand's K-major slab comes in one box a CTA, so that each CTA can
