@@ -144,14 +144,18 @@ constexpr ShapeSpec kPeelShapes[] = {
     {"3076x2817x40", 3076, 2817, 40, 0, 0},
     {"2819x3074x40_off1_ld3", 2819, 3074, 40, 3, 1},
 };
-// ...and copy an A that TMA can read but reads slowly, its columns starting on odd multiples of
-// 16 bytes, where the problem is large enough (copies_pay_for_a; the smallest: n of 3000 and 2^23
-// elements of A): every operand starts 16 bytes into a 32-byte sector, on every op, at an offset
-// of 8 16-bit elements (the TF32 rows read that A as it is), or of 4 FP32 ones, where the TF32
-// rows also form C's last 4 columns in A's copy (peeled_edges.hpp) and the 16-bit rows copy both
-// operands, which TMA cannot read at 8-byte offsets.
+// ...and read an A whose columns start on odd multiples of 16 bytes as it is (TMA reads it, more
+// slowly; 128-byte L2 promotion), every operand 16 bytes into a 32-byte sector, on every op: at
+// an offset of 8 16-bit elements, or of 4 FP32 ones (the 16-bit rows copy every operand there,
+// which TMA cannot read at 8-byte offsets).
 constexpr ShapeSpec kSlowAShapes[] = {{"2900x3000x2900_off8", 2900, 3000, 2900, 0, 8},
                                       {"2900x3076x2900_off4", 2900, 3076, 2900, 0, 4}};
+// Such an A of at least kCopyAMinBytes (160 MiB) with n of at least 3000 is copied although TMA
+// could read it (copies_pay_for_a): for each type, the smallest square A past that, every op,
+// variant a0p5_b2 only (each case is ~2^38 multiply-adds). TF32 also forms C's last 4 columns
+// in A's copy there (n = 3076, peeled_edges.hpp).
+constexpr ShapeSpec kCopiedSlowAShape16 = {"9208x3000x9208_off8", 9208, 3000, 9208, 0, 8};
+constexpr ShapeSpec kCopiedSlowAShapeTf32 = {"6500x3076x6500_off4", 6500, 3076, 6500, 0, 4};
 
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
@@ -217,6 +221,9 @@ std::vector<KernelCase> all_cases() {
         if (info.copies_unaligned) {
             add_own_types(kPeelShapes);
             add_own_types(kSlowAShapes);
+            const verify::Types own = verify::types_of(info, false);
+            const ShapeSpec& copied = own.ab == GEMMKIT_R_32F ? kCopiedSlowAShapeTf32 : kCopiedSlowAShape16;
+            for (const auto& ops : kOps) cases.push_back(make_kernel_case(info, own, ops, copied, kVariants[1]));
         }
         // ...and, for FP16/BF16 rows, FP32 C on the subset.
         const verify::Types float_output = verify::types_of(info, true);

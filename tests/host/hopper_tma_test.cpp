@@ -46,30 +46,35 @@ TEST(HopperTma, ReadsOperandsOnlyWhenBothAreAddressable) {
 // An A whose columns start on odd multiples of 16 bytes is copied on large enough problems
 // (copies_pay_for_a); B only where TMA cannot read it.
 TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
-    using gemmkit::hopper::kCopyAMinElements;
+    using gemmkit::hopper::kCopyAMinBytes;
     using gemmkit::hopper::kCopyAMinN;
     using gemmkit::hopper::operand_copies;
     Problem p = aligned_bf16();
-    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 5000;  // 10000-byte columns: 16 past a 32-byte boundary
-    EXPECT_TRUE(operand_copies(p).a);
+    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 9208;  // 18416-byte columns: 16 past a 32-byte boundary
+    EXPECT_TRUE(operand_copies(p).a);  // A of 170 MB
     EXPECT_FALSE(operand_copies(p).b);  // B reads as slowly, but its copy did not pay
-    p.lda = 5008;  // 10016 bytes: on 32-byte boundaries
+    p.lda = 9216;  // 18432 bytes: on 32-byte boundaries
     EXPECT_FALSE(operand_copies(p).any());
     p.A = fake_ptr<const void>(0x10010);  // ...but the base 16 bytes into a sector
     EXPECT_TRUE(operand_copies(p).a);
-    p.A = fake_ptr<const void>(0x10000), p.lda = 4104;  // 4104^3: 8208-byte columns
-    p.m = p.n = p.k = 4104;
+    p.A = fake_ptr<const void>(0x10000), p.lda = 8200;  // 8200^3: 16400-byte columns, A of 134 MB
+    p.m = p.n = p.k = 8200;
+    EXPECT_FALSE(operand_copies(p).a);  // the GEMM on A as it is measured faster
+    p.m = p.k = 9208;  // A of 170 MB
     EXPECT_TRUE(operand_copies(p).a);
     p.n = kCopyAMinN - 1;  // too few columns of C for one pass over A to pay
     EXPECT_FALSE(operand_copies(p).a);
-    p.n = kCopyAMinN, p.m = 1024, p.k = kCopyAMinElements / 1024 - 1;  // too small an A
+    p.n = kCopyAMinN, p.m = 1024, p.k = kCopyAMinBytes / 2 / 1024 - 1;  // one column short of the bytes
     EXPECT_FALSE(operand_copies(p).a);
     p.k += 1;
     EXPECT_TRUE(operand_copies(p).a);
-    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;  // FP32 (TF32): 16416-byte columns, on 32 bytes
+    p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;  // FP32 (TF32): the bytes count, not the elements
+    p.m = p.k = 6500, p.lda = 6504;  // 26016-byte columns, on 32 bytes
     EXPECT_FALSE(operand_copies(p).a);
-    p.lda = 4100;  // 16400 bytes
+    p.lda = 6500;  // 26000 bytes; A of 169 MB
     EXPECT_TRUE(operand_copies(p).a);
+    p.m = 6004;  // 156 MB
+    EXPECT_FALSE(operand_copies(p).a);
     p = aligned_bf16();
     p.lda = 4097;  // TMA cannot read it at all: copied at any size
     EXPECT_TRUE(operand_copies(p).a);

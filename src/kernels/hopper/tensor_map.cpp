@@ -46,9 +46,9 @@ bool tma_reads_operands(const Problem& p) {
 }
 
 bool copies_pay_for_a(const Problem& p) {
-    const int64_t ld_bytes = p.lda * static_cast<int64_t>(dtype_size(p.a_type));
-    const bool odd_16_byte_columns = reinterpret_cast<uintptr_t>(p.A) % 32 != 0 || ld_bytes % 32 != 0;
-    return odd_16_byte_columns && p.n >= kCopyAMinN && p.m * p.k >= kCopyAMinElements;
+    const int64_t size = static_cast<int64_t>(dtype_size(p.a_type));
+    const bool odd_16_byte_columns = reinterpret_cast<uintptr_t>(p.A) % 32 != 0 || p.lda * size % 32 != 0;
+    return odd_16_byte_columns && p.n >= kCopyAMinN && p.m * p.k * size >= kCopyAMinBytes;
 }
 
 OperandCopies operand_copies(const Problem& p) {

@@ -33,19 +33,18 @@ bool tma_reads_operands(const Problem& p);
 
 // Whether copying A into a workspace of 128-byte columns pays although TMA can read it: an A
 // whose columns start on odd multiples of 16 bytes (16-bit lda = 4104, 5000, 8200, FP32 lda =
-// 4100, 5004, or a base 16 bytes into a 32-byte sector), on a problem large enough. TMA then
-// reads each 128-byte row of a slab's box in more L2 requests (ncu, 3000^3 FP16: 2.4x the
-// requests of 3072^3 and 1.3x the sectors), and with the tensor maps' L2 promotion at 256 bytes
-// the GEMM ran slower than on the copy plus the copy (H100): FP16 12-17% on every op at 4104^3,
-// 5000^3 and 8200^3, 4% at 3000^3; TF32 8% at 4100^3, 12% at 5004^3, 21% at 8196^3, 2% at
-// 3004^3. Columns on 32-byte boundaries (lda = 2000, 6000, 4112) cost less, and copying A there
-// lost 6-34%; so did copying B anywhere but at 8200^3, and copying A at 1000^3 (16%). A's copy
-// is one pass over m x k elements against a GEMM of n times as many multiply-adds, so it pays
-// from some n on (docs/ladder.md, "Columns off 32-byte boundaries"). Since then such maps
-// promote 128 bytes (encode_tensor_map), and without the copy the GEMM measured as fast up to
-// 5004^3 and faster at 3000^3 (8%): the copy now pays only from ~2^26 elements (8196^3 TF32,
-// 7%), a change measured but not yet made (its GPU test shapes need to grow past 2^26).
-inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinElements = int64_t{1} << 23;
+// 4100, 5004, or a base 16 bytes into a 32-byte sector), of at least kCopyAMinBytes, with n of
+// at least kCopyAMinN. TMA reads each 128-byte row of such a slab's box in more L2 requests
+// (ncu, 3000^3 FP16: 2.4x the requests of 3072^3, 1.3x the sectors). While the tensor maps
+// promoted L2 fetches to 256 bytes that cost 12-21% at 4104^3-8200^3, and the copy paid from
+// 2^23 elements of A. With 128-byte promotion for such maps (encode_tensor_map) the GEMM on A as
+// it is ran faster than the copy plus the GEMM on it (H100, time against the copy): FP16 3000^3
+// -8%, 6008^3 -6%, 7000^3 -4%, 8200^3 -2 to -3% (A 134 MB); TF32 4100^3 -6%, 5004^3 -3%, 6004^3
+// -4% (A 144 MB); but TF32 7004^3 +0.4 to +2% (196 MB) and 8196^3 +1 to +7% (269 MB). A's copy
+// is one pass over its bytes against a GEMM that reads them n / BN times, more of them from DRAM
+// the larger A is; the break-even lies between 144 and 196 MB (docs/ladder.md, "Columns off
+// 32-byte boundaries").
+inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinBytes = int64_t{160} << 20;
 bool copies_pay_for_a(const Problem& p);
 
 // The operands the Hopper steps copy into workspaces with 128-byte columns (pad_copy.hpp) before
