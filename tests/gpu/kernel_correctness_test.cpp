@@ -120,17 +120,22 @@ constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0
 // Rows whose launcher sizes the tiles (Hopper step 14, TF32 09) take 128 x 128 CTA tiles where
 // 256 x 256 pair-tiles would leave half of the clusters idle and 128 x 128 ones would not: 25
 // pair-tiles of 256 x 256, 50 pairs of 128 x 128 tiles (whole: more than half of the 66 clusters
-// busy). Smaller problems take 128 x 64 tiles, which every small shape above exercises. Pairs of
-// 128 x 192 tiles run where they finish sooner than 256 x 256 pairs (mid_tiles_pay), with
-// partial tiles in m, n and k here: 1500x1530 has 36 pairs of 256 x 256 and 48 of 128 x 192,
+// busy). Smaller problems take 128 x 64 tiles in pairs along n (1000x999x65, 1024x1024x64), and
+// those whose 128 x 64 pairs still leave half of the clusters idle 64 x 64 tiles, one consumer
+// warpgroup each (every smaller shape above; 200x250x12000, 16 of them cut along k, as
+// small_tiles_pay asks). Pairs of 128 x 192 tiles run where they finish sooner than 256 x 256
+// pairs (mid_tiles_pay), with partial tiles in m, n and k here: 1500x1530 has 36 pairs of
+// 256 x 256 and 48 of 128 x 192,
 // taken whole at k = 200 and, by the 16-bit rows, at k = 3072, where TF32 cuts the 36 along k;
 // 1590x2410x3000 has 70 and 91 (66 clusters: a round and 25 cut along k, in both types).
 constexpr ShapeSpec kMidTilesCutShape = {"1590x2410x3000", 1590, 2410, 3000, 0, 0};
+constexpr ShapeSpec kMicroTilesCutShape = {"200x250x12000", 200, 250, 12000, 0, 0};
 constexpr ShapeSpec kSizedTileShapes[] = {
     {"1280x1200x300", 1280, 1200, 300, 0, 0},
     {"1500x1530x200", 1500, 1530, 200, 0, 0},
     {"1500x1530x3072", 1500, 1530, 3072, 0, 0},
     kMidTilesCutShape,
+    kMicroTilesCutShape,
 };
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32
@@ -278,6 +283,25 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     const int64_t tiny_pairs = (s.m + 127) / 128 * ((s.n + 127) / 128);
     EXPECT_GT(hopper::stream_k_pairs(tiny_pairs, clusters, (s.k + 63) / 64, 0.25), 0) << s.name << ", 128 x 64 tiles";
     EXPECT_GT(hopper::stream_k_pairs(tiny_pairs, clusters, (s.k + 31) / 32, 0.25), 0) << s.name << ", TF32 128 x 64";
+    // ...and not 64 x 64 tiles, which stream-K would run whole (72 tiles on 132 SMs)...
+    const int64_t sms = dev.sm_count, micro_tiles = (s.m + 63) / 64 * ((s.n + 63) / 64);
+    for (const int64_t bk : {64, 32}) {
+        const int64_t slabs = (s.k + bk - 1) / bk;
+        EXPECT_FALSE(hopper::small_tiles_pay(tiny_pairs, clusters, 0.25, micro_tiles, sms, 0.125, slabs))
+            << s.name << " takes 64 x 64 tiles, slabs of " << bk;
+    }
+    // ...which kMicroTilesCutShape takes, where 128 x 64 pairs leave half of the clusters idle,
+    // and cuts along k (one CTA a cluster).
+    const ShapeSpec& micro = kMicroTilesCutShape;
+    const int64_t micro_pairs = (micro.m + 127) / 128 * ((micro.n + 127) / 128);
+    const int64_t micro_cut_tiles = (micro.m + 63) / 64 * ((micro.n + 63) / 64);
+    ASSERT_LE(2 * micro_pairs, clusters) << micro.name << " takes 128 x 64 tiles";
+    for (const int64_t bk : {64, 32}) {
+        const int64_t slabs = (micro.k + bk - 1) / bk;
+        EXPECT_TRUE(hopper::small_tiles_pay(micro_pairs, clusters, 0.25, micro_cut_tiles, sms, 0.125, slabs))
+            << micro.name << ", slabs of " << bk;
+        EXPECT_GT(hopper::stream_k_pairs(micro_cut_tiles, sms, slabs, 0.125), 0) << micro.name << ", slabs of " << bk;
+    }
     // ...and kMidTilesCutShape takes a round of 128 x 192 pairs and cuts the last 25 along k.
     const ShapeSpec& mid_shape = kMidTilesCutShape;
     const int64_t wide = (mid_shape.m + 255) / 256 * ((mid_shape.n + 255) / 256);

@@ -59,6 +59,24 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
 }
 
 // The schedule's time in slabs of a 128 x 256 tile: whole rounds, then the last one whole or split.
+// 64 x 64 tiles (a 128 x 256 tile's eighth, one a CTA on 132 SMs) against pairs of 128 x 64
+// (a quarter, on 66 clusters) where those leave half of the clusters idle: measured on the H100.
+TEST(StreamK, SmallTilesServeUnlessOnlyTheLargerOnesAreCut) {
+    using gemmkit::hopper::small_tiles_pay;
+    auto micro_pays = [](int64_t m, int64_t n, int64_t k, int64_t bk) {
+        const int64_t pairs = (m + 127) / 128 * ((n + 127) / 128), micro = (m + 63) / 64 * ((n + 63) / 64);
+        return small_tiles_pay(pairs, 66, 0.25, micro, 132, 0.125, (k + bk - 1) / bk);
+    };
+    EXPECT_TRUE(micro_pays(512, 512, 512, 64));       // both whole: -9%
+    EXPECT_TRUE(micro_pays(512, 512, 6144, 64));      // both whole: -24%
+    EXPECT_TRUE(micro_pays(512, 512, 2048, 32));      // TF32, both whole: -16 to -22%
+    EXPECT_TRUE(micro_pays(200, 250, 12000, 64));     // both cut: -10 to -14%
+    EXPECT_TRUE(micro_pays(128, 256, 12800, 64));     // both cut: -27%
+    EXPECT_FALSE(micro_pays(512, 512, 8192, 64));     // the pairs cut, the 64 tiles whole: +13 to +17%
+    EXPECT_FALSE(micro_pays(384, 384, 8192, 64));     // +31%
+    EXPECT_FALSE(micro_pays(256, 1024, 4096, 32));    // TF32: +15 to +40%
+}
+
 TEST(StreamK, ScheduleSlabsCountsRoundsAndTheSplitLastOne) {
     using gemmkit::hopper::schedule_slabs;
     EXPECT_DOUBLE_EQ(schedule_slabs(256, 66, 64), 4 * 64);         // 4096^3: 3 rounds and 58 of 66, whole

@@ -19,8 +19,14 @@
 // slab, 5-7% less time at 1024^3 and 11-16% at 1000^3 than clusters of one (docs/ladder.md).
 // The CTAs load only their first 4 slabs whole before the partner is ready, not the 8 of the
 // ring: at 1000^3 (16 slabs) 5% faster, at 1024^3 1% slower (measured).
-// Everything else runs step 9. (The choice: leaves_clusters_idle and launch_step_kernel,
-// launch.cuh, which take the smallest tiles that still fill the GPU.)
+// Where those pairs too would leave half of the clusters idle (512^3: 16), 64 x 64 tiles with a
+// single consumer warpgroup each (m64n64 wgmmas, 8 stages, clusters of one): 64 CTAs at 512^3
+// instead of 32, 6-11% faster there and at 384^3-640^3 (TF32 13-15%), 15-24% where k is a few
+// thousand (docs/ladder.md, "64 x 64 tiles with one consumer warpgroup"). Not where stream-K
+// would cut the 128 x 64 pairs along k and run the 64 x 64 tiles whole (small_tiles_pay,
+// stream_k.hpp): 512 x 512 x 8192 then ran 13-17% slower on them.
+// Everything else runs step 9. (The choice: leaves_clusters_idle, small_tiles_serve and
+// launch_step_kernel, launch.cuh, which take the smallest tiles that still fill the GPU.)
 // Preconditions: as step 6.
 #pragma once
 
@@ -58,6 +64,19 @@ struct Tf32TinyTileCfg : Tf32Cfg {
     static constexpr int BN = 64, kStages = 8, kCluster = 2;
     static constexpr bool kClusterAlongN = true;
 };
+// Where even 128 x 64 tiles leave half of the clusters idle (512^3: 16 pairs for 66 clusters),
+// 64 x 64 tiles with one consumer warpgroup (m64n64 wgmmas) in clusters of one: twice the CTAs,
+// each half the work; not where stream-K cuts the 128 x 64 pairs along k over every cluster and
+// would run the 64 x 64 tiles whole (small_tiles_pay, stream_k.hpp).
+template <class Base>
+struct MicroTiles : Base {
+    static constexpr int BM = 64, BN = 64, kStages = 8, kCluster = 1;
+    static constexpr int kConsumers = 1, kThreads = 128 * (1 + kConsumers);
+    static constexpr int kLaunchPool = kThreads * (65536 / kThreads / 8 * 8);  // WarpSpecializedCfg's rule
+    static constexpr int kStagingBytes = kConsumers * staging_bytes();
+};
+using MicroTileCfg = MicroTiles<TmaStoreCfg>;
+using Tf32MicroTileCfg = MicroTiles<Tf32Cfg>;
 template <class T, class Cfg>
 constexpr bool fits_shared_memory() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes <=
@@ -65,7 +84,8 @@ constexpr bool fits_shared_memory() {
 }
 static_assert(fits_shared_memory<__half, MidTileCfg>() && fits_shared_memory<float, Tf32MidTileCfg>() &&
                   fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>() &&
-                  fits_shared_memory<__half, TinyTileCfg>() && fits_shared_memory<float, Tf32TinyTileCfg>(),
+                  fits_shared_memory<__half, TinyTileCfg>() && fits_shared_memory<float, Tf32TinyTileCfg>() &&
+                  fits_shared_memory<__half, MicroTileCfg>() && fits_shared_memory<float, Tf32MicroTileCfg>(),
               "the ring and the staging fit an SM's shared memory");
 
 }  // namespace gemmkit::hopper

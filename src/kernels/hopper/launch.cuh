@@ -93,6 +93,23 @@ bool mid_tiles_pay(const Problem& p) {
                             kScale, MidCfg::kSlabPenalty);
 }
 
+// Whether Step's Small tiles serve p, where Step's own leave half of the clusters idle: always,
+// but for steps that weigh them (kWeighSmall: small_tiles_pay, by their stream-K plans).
+template <class Step>
+bool small_tiles_serve(const Problem& p) {
+    if constexpr (requires { Step::kWeighSmall; }) {
+        using Cfg = typename Step::Cfg;
+        using SmallCfg = typename Step::Small::Cfg;
+        constexpr double kScale = static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
+        constexpr double kSmallScale = static_cast<double>(SmallCfg::BM) * SmallCfg::BN / (128 * 256);
+        static_assert(Step::kWeighSmall && SmallCfg::BK == Cfg::BK, "the same slabs");
+        const int64_t sms = sm_count_or(132);
+        return small_tiles_pay(pair_tiles<Cfg>(p.m, p.n), sms / Cfg::kCluster, kScale, pair_tiles<SmallCfg>(p.m, p.n),
+                               sms / SmallCfg::kCluster, kSmallScale, slab_count<Cfg>(p.k));
+    }
+    return true;
+}
+
 template <class Cfg>
 struct ClusterGrid {
     // The clusters that fit the GPU at once: one CTA an SM, as many as can be co-resident.
@@ -179,11 +196,11 @@ constexpr bool is_stream_k_step() {
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
 // with Small (step 10) runs that step instead where its own pair-tiles would leave half of the
-// clusters idle, and one with Mid runs that where Mid's tiles finish sooner (mid_tiles_pay).
+// clusters idle (and small_tiles_serve), and one with Mid runs that where Mid's tiles finish sooner (mid_tiles_pay).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if constexpr (requires { typename Step::Small; })
-        if (leaves_clusters_idle<typename Step::Cfg>(p))
+        if (leaves_clusters_idle<typename Step::Cfg>(p) && small_tiles_serve<Step>(p))
             return launch_step_kernel<typename Step::Small, T, TC, kTransA, kTransB>(p, stream);
     if constexpr (requires { typename Step::Mid; })
         if (mid_tiles_pay<typename Step::Cfg, typename Step::Mid::Cfg>(p))

@@ -86,10 +86,14 @@ struct SizedStep : SizedWholeStep<CfgT, Kernels> {
     static constexpr auto kernel() { return Kernels::template split<T, TC, kTransA, kTransB, CfgT>(); }
 };
 // 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
-// ones where even those would, and pairs of 128 x 192 where those finish sooner than 256 x 256
-// pairs (launch_step_kernel).
+// ones where even those would, 64 x 64 ones where those would and small_tiles_serve, and pairs
+// of 128 x 192 where those finish sooner than 256 x 256 pairs (launch_step_kernel).
+struct TinyTileStep : SizedStep<TinyTileCfg, TmaStoreKernels> {
+    using Small = SizedStep<MicroTileCfg, TmaStoreKernels>;
+    static constexpr bool kWeighSmall = true;  // small_tiles_serve
+};
 struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
-    using Small = SizedStep<TinyTileCfg, TmaStoreKernels>;
+    using Small = TinyTileStep;
 };
 struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller tiles for smaller problems
     using Small = SmallTileStep;
@@ -107,8 +111,12 @@ struct Tf32StreamKStep : Tf32Step {
 };
 
 // Step 10 for TF32 (level 9 of its family): the same tile sizes on step 8's TF32 kernels.
+struct Tf32TinyTileStep : SizedStep<Tf32TinyTileCfg, Tf32Kernels> {
+    using Small = SizedStep<Tf32MicroTileCfg, Tf32Kernels>;
+    static constexpr bool kWeighSmall = true;
+};
 struct Tf32SmallTileStep : SizedStep<Tf32SmallTileCfg, Tf32Kernels> {
-    using Small = SizedStep<Tf32TinyTileCfg, Tf32Kernels>;
+    using Small = Tf32TinyTileStep;
 };
 struct Tf32SizedTilesStep : Tf32StreamKStep {
     using Small = Tf32SmallTileStep;
@@ -146,7 +154,8 @@ constexpr const char* kTmaFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
 constexpr const char* kPaddedFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (else copied into an aligned "
-    "workspace first, as is an A whose columns start on odd multiples of 16 bytes where n >= 3000); "
+    "workspace first, as is an A of 160 MiB or more whose columns start on odd multiples of 16 bytes, "
+    "where n >= 3000); "
     "TMA-stored C needs beta 0 and m * sizeof(C) a multiple of 16 bytes";
 
 template <class Step>
@@ -190,22 +199,22 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
     add_step<DeferredEpilogueStep>(table, "f16.13_deferred_epilogue", "bf16.13_deferred_epilogue", 13,
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
-                             "step 13, or step 12 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones would leave half the "
-                             "clusters idle, or on 128x192 tiles where those finish sooner");
+                             "step 13, or step 12 on 128x128 (128x64, 64x64) tiles where 256x256 (128x128, 128x64) ones would "
+                             "leave half the clusters idle, or on 128x192 tiles where those finish sooner");
     add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
                             "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
-                            "aligned workspaces, as is an A whose columns start on odd multiples of 16 bytes where "
-                            "n >= 3000 (where m or n is 1-4 past a multiple of 256, those copies also form C's last "
-                            "rows or columns)");
+                            "aligned workspaces, as is an A of 160 MiB or more whose columns start on odd multiples "
+                            "of 16 bytes, where n >= 3000 (where m or n is 1-4 past a multiple of 256, those copies "
+                            "also form C's last rows or columns)");
     add_tf32_step<Tf32StreamKStep>(table, "tf32.08_stream_k", 8,
                                    "step 07 with stream-K: the last round of tiles shared out along k; truncates inputs",
                                    "as tf32.07_wgmma_tma");
     add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
-                                      "step 08, or step 08 on 128x128 (or 128x64) tiles where 256x256 (128x128) ones "
-                                      "would leave half the clusters idle, or on 128x192 tiles where those finish "
-                                      "sooner; truncates inputs",
+                                      "step 08, or step 08 on 128x128 (128x64, 64x64) tiles where 256x256 (128x128, "
+                                      "128x64) ones would leave half the clusters idle, or on 128x192 tiles where those "
+                                      "finish sooner; truncates inputs",
                                       "as tf32.07_wgmma_tma");
 }
 
