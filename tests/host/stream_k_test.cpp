@@ -72,6 +72,9 @@ TEST(StreamK, SmallTilesServeUnlessOnlyTheLargerOnesAreCut) {
     EXPECT_TRUE(micro_pays(512, 512, 2048, 32));      // TF32, both whole: -16 to -22%
     EXPECT_TRUE(micro_pays(200, 250, 12000, 64));     // both cut: -10 to -14%
     EXPECT_TRUE(micro_pays(128, 256, 12800, 64));     // both cut: -27%
+    EXPECT_TRUE(micro_pays(128, 128, 32768, 32));     // TF32, both cut, 33 pieces a tile against 66: -31%
+    EXPECT_TRUE(micro_pays(64, 256, 16384, 64));      // both cut, 33 pieces each: -7%
+    EXPECT_FALSE(micro_pays(64, 64, 65536, 64));      // both cut, 132 pieces against 66: +55%
     EXPECT_FALSE(micro_pays(512, 512, 8192, 64));     // the pairs cut, the 64 tiles whole: +13 to +17%
     EXPECT_FALSE(micro_pays(384, 384, 8192, 64));     // +31%
     EXPECT_FALSE(micro_pays(256, 1024, 4096, 32));    // TF32: +15 to +40%

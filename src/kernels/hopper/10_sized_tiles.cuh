@@ -23,8 +23,9 @@
 // single consumer warpgroup each (m64n64 wgmmas, 8 stages, clusters of one): 64 CTAs at 512^3
 // instead of 32, 6-11% faster there and at 384^3-640^3 (TF32 13-15%), 15-24% where k is a few
 // thousand (docs/ladder.md, "64 x 64 tiles with one consumer warpgroup"). Not where stream-K
-// would cut the 128 x 64 pairs along k and run the 64 x 64 tiles whole (small_tiles_pay,
-// stream_k.hpp): 512 x 512 x 8192 then ran 13-17% slower on them.
+// would cut the 128 x 64 pairs along k and run the 64 x 64 tiles whole, or cut those into more
+// pieces a tile (small_tiles_pay, stream_k.hpp): 512 x 512 x 8192 and 64 x 64 x 65536 ran
+// 13-17% and 44-55% slower on them.
 // Everything else runs step 9. (The choice: leaves_clusters_idle, small_tiles_serve and
 // launch_step_kernel, launch.cuh, which take the smallest tiles that still fill the GPU.)
 // Preconditions: as step 6.

@@ -85,18 +85,24 @@ inline double schedule_slabs(int64_t pairs, int64_t clusters, int64_t slabs, dou
 inline constexpr double kMidSlabPenalty16Bit = 1.05, kMidSlabPenaltyTf32 = 1.15;
 
 // Whether smaller tiles serve a problem whose tiles (`pairs` pair-tiles of `scale` times a
-// 128 x 256 tile on `clusters` clusters) already leave half of the clusters idle: always, unless
+// 128 x 256 tile on `clusters` clusters) already leave half of the clusters idle: unless
 // stream-K cuts those along k over every cluster while the small ones (`small_pairs` of
-// `small_scale` on `small_clusters`) would run whole, fewer than the SMs, each for all of k.
+// `small_scale` on `small_clusters`) would run whole, fewer than the SMs, each for all of k; or
+// both are cut and the small ones into more pieces a tile (the last piece of a tile adds up the
+// others' partial sums one after another).
 // For 64 x 64 tiles against pairs of 128 x 64 (H100, 16-bit and TF32, time on 64 x 64 tiles
 // against 128 x 64 pairs): both whole, 512^3 -9%, 512 x 512 x 6144 -24%, TF32 512 x 512 x 2048
-// -16 to -22%; both cut, 200 x 250 x 12000 -6 to -14%; only the 128 x 64 pairs cut, 512 x 512 x
-// 8192 +13 to +17%, 384 x 384 x 8192 +31%, TF32 256 x 1024 x 4096 +15 to +40%. (A 64 x 64 tile
-// runs one consumer warpgroup, at a lower rate an SM: what it gains is SMs.)
+// -16 to -22%; both cut, 128 x 128 x 32768 -31 to -35% (33 pieces a tile against 66), 200 x 250 x
+// 12000 -6 to -14%; only the 128 x 64 pairs cut, 512 x 512 x 8192 +13 to +17%, 384 x 384 x 8192
+// +31%, TF32 256 x 1024 x 4096 +15 to +40%; both cut, the 64 x 64 tile into more pieces (132
+// against 66), 64 x 64 x 65536 +44 to +55%. (A 64 x 64 tile runs one consumer warpgroup, at a
+// lower rate an SM: what it gains is SMs.)
 inline bool small_tiles_pay(int64_t pairs, int64_t clusters, double scale, int64_t small_pairs, int64_t small_clusters,
                             double small_scale, int64_t slabs) {
-    return stream_k_pairs(small_pairs, small_clusters, slabs, small_scale) > 0 ||
-           stream_k_pairs(pairs, clusters, slabs, scale) == 0;
+    const int64_t cut = stream_k_pairs(pairs, clusters, slabs, scale);
+    if (cut == 0) return true;
+    const int64_t small_cut = stream_k_pairs(small_pairs, small_clusters, slabs, small_scale);
+    return small_cut > 0 && small_clusters * cut <= clusters * small_cut;  // pieces a tile: no more
 }
 
 // Whether narrower tiles finish sooner than the wide ones (128 x 256, in pairs: `wide_pairs`) on
