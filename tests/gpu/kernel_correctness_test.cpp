@@ -125,9 +125,9 @@ constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0
 // warpgroup each (every smaller shape above; 200x250x12000, 16 of them cut along k, as
 // small_tiles_pay asks). Pairs of 128 x 192 tiles run where they finish sooner than 256 x 256
 // pairs (mid_tiles_pay), with partial tiles in m, n and k here: 1500x1530 has 36 pairs of
-// 256 x 256 and 48 of 128 x 192,
-// taken whole at k = 200 and, by the 16-bit rows, at k = 3072, where TF32 cuts the 36 along k;
-// 1590x2410x3000 has 70 and 91 (66 clusters: a round and 25 cut along k, in both types).
+// 256 x 256 and 48 of 128 x 192, taken whole at k = 200 and, by the 16-bit rows, at k = 3072,
+// where TF32 cuts the 36 along k; 1590x2410x3000 has 70 and 91 (66 clusters: a round and 25 cut
+// along k, in both types).
 constexpr ShapeSpec kMidTilesCutShape = {"1590x2410x3000", 1590, 2410, 3000, 0, 0};
 constexpr ShapeSpec kMicroTilesCutShape = {"200x250x12000", 200, 250, 12000, 0, 0};
 constexpr ShapeSpec kSizedTileShapes[] = {

@@ -67,8 +67,8 @@ struct Tf32TinyTileCfg : Tf32Cfg {
 };
 // Where even 128 x 64 tiles leave half of the clusters idle (512^3: 16 pairs for 66 clusters),
 // 64 x 64 tiles with one consumer warpgroup (m64n64 wgmmas) in clusters of one: twice the CTAs,
-// each half the work; not where stream-K cuts the 128 x 64 pairs along k over every cluster and
-// would run the 64 x 64 tiles whole (small_tiles_pay, stream_k.hpp).
+// each half the work; not where their stream-K plan is the worse one (small_tiles_pay,
+// stream_k.hpp).
 template <class Base>
 struct MicroTiles : Base {
     static constexpr int BM = 64, BN = 64, kStages = 8, kCluster = 1;

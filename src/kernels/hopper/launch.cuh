@@ -196,7 +196,8 @@ constexpr bool is_stream_k_step() {
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
 // with Small (step 10) runs that step instead where its own pair-tiles would leave half of the
-// clusters idle (and small_tiles_serve), and one with Mid runs that where Mid's tiles finish sooner (mid_tiles_pay).
+// clusters idle (and small_tiles_serve), and one with Mid runs that where Mid's tiles finish
+// sooner (mid_tiles_pay).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if constexpr (requires { typename Step::Small; })
