@@ -155,12 +155,12 @@ constexpr ShapeSpec kPeelShapes[] = {
 // which TMA cannot read at 8-byte offsets).
 constexpr ShapeSpec kSlowAShapes[] = {{"2900x3000x2900_off8", 2900, 3000, 2900, 0, 8},
                                       {"2900x3076x2900_off4", 2900, 3076, 2900, 0, 4}};
-// Such an A of at least kCopyAMinBytes (160 MiB) with n of at least 3000 is copied although TMA
+// Such an A of at least kCopyAMinBytes (192 MiB) with n of at least 3000 is copied although TMA
 // could read it (copies_pay_for_a): for each type, the smallest square A past that, every op,
 // variant a0p5_b2 only (each case is ~2^38 multiply-adds). TF32 also forms C's last 4 columns
 // in A's copy there (n = 3076, peeled_edges.hpp).
-constexpr ShapeSpec kCopiedSlowAShape16 = {"9208x3000x9208_off8", 9208, 3000, 9208, 0, 8};
-constexpr ShapeSpec kCopiedSlowAShapeTf32 = {"6500x3076x6500_off4", 6500, 3076, 6500, 0, 4};
+constexpr ShapeSpec kCopiedSlowAShape16 = {"10040x3000x10040_off8", 10040, 3000, 10040, 0, 8};
+constexpr ShapeSpec kCopiedSlowAShapeTf32 = {"7096x3076x7096_off4", 7096, 3076, 7096, 0, 4};
 
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},

@@ -50,17 +50,19 @@ TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
     using gemmkit::hopper::kCopyAMinN;
     using gemmkit::hopper::operand_copies;
     Problem p = aligned_bf16();
-    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 9208;  // 18416-byte columns: 16 past a 32-byte boundary
-    EXPECT_TRUE(operand_copies(p).a);  // A of 170 MB
+    p.m = p.n = p.k = p.lda = p.ldb = p.ldc = 10040;  // 20080-byte columns: 16 past a 32-byte boundary
+    EXPECT_TRUE(operand_copies(p).a);  // A of 202 MB
     EXPECT_FALSE(operand_copies(p).b);  // B reads as slowly, but its copy did not pay
-    p.lda = 9216;  // 18432 bytes: on 32-byte boundaries
+    p.lda = 10048;  // 20096 bytes: on 32-byte boundaries
     EXPECT_FALSE(operand_copies(p).any());
     p.A = fake_ptr<const void>(0x10010);  // ...but the base 16 bytes into a sector
     EXPECT_TRUE(operand_copies(p).a);
     p.A = fake_ptr<const void>(0x10000), p.lda = 8200;  // 8200^3: 16400-byte columns, A of 134 MB
     p.m = p.n = p.k = 8200;
     EXPECT_FALSE(operand_copies(p).a);  // the GEMM on A as it is measured faster
-    p.m = p.k = 9208;  // A of 170 MB
+    p.m = p.k = p.lda = 9208;  // A of 170 MB: still faster as it is (2%)
+    EXPECT_FALSE(operand_copies(p).a);
+    p.m = p.k = 10040, p.lda = 10040;  // A of 202 MB
     EXPECT_TRUE(operand_copies(p).a);
     p.n = kCopyAMinN - 1;  // too few columns of C for one pass over A to pay
     EXPECT_FALSE(operand_copies(p).a);
@@ -69,11 +71,11 @@ TEST(HopperTma, CopiesAnAOfOdd16ByteColumnsOnLargeProblems) {
     p.k += 1;
     EXPECT_TRUE(operand_copies(p).a);
     p.a_type = p.b_type = p.c_type = GEMMKIT_R_32F;  // FP32 (TF32): the bytes count, not the elements
-    p.m = p.k = 6500, p.lda = 6504;  // 26016-byte columns, on 32 bytes
+    p.m = p.k = 7100, p.lda = 7104;  // 28416-byte columns, on 32 bytes
     EXPECT_FALSE(operand_copies(p).a);
-    p.lda = 6500;  // 26000 bytes; A of 169 MB
+    p.lda = 7100;  // 28400 bytes; A of 202 MB
     EXPECT_TRUE(operand_copies(p).a);
-    p.m = 6004;  // 156 MB
+    p.m = 6500;  // 185 MB
     EXPECT_FALSE(operand_copies(p).a);
     p = aligned_bf16();
     p.lda = 4097;  // TMA cannot read it at all: copied at any size

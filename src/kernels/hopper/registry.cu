@@ -154,7 +154,7 @@ constexpr const char* kTmaFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA; else step 05 runs)";
 constexpr const char* kPaddedFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (else copied into an aligned "
-    "workspace first, as is an A of 160 MiB or more whose columns start on odd multiples of 16 bytes, "
+    "workspace first, as is an A of 192 MiB or more whose columns start on odd multiples of 16 bytes, "
     "where n >= 3000); "
     "TMA-stored C needs beta 0 and m * sizeof(C) a multiple of 16 bytes";
 
@@ -205,7 +205,7 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
                             "all ops; B of op T is first transposed, and operands TMA cannot read are copied, into "
-                            "aligned workspaces, as is an A of 160 MiB or more whose columns start on odd multiples "
+                            "aligned workspaces, as is an A of 192 MiB or more whose columns start on odd multiples "
                             "of 16 bytes, where n >= 3000 (where m or n is 1-4 past a multiple of 256, those copies "
                             "also form C's last rows or columns)");
     add_tf32_step<Tf32StreamKStep>(table, "tf32.08_stream_k", 8,

@@ -40,11 +40,12 @@ bool tma_reads_operands(const Problem& p);
 // 2^23 elements of A. With 128-byte promotion for such maps (encode_tensor_map) the GEMM on A as
 // it is ran faster than the copy plus the GEMM on it (H100, time against the copy): FP16 3000^3
 // -8%, 6008^3 -6%, 7000^3 -4%, 8200^3 -2 to -3% (A 134 MB); TF32 4100^3 -6%, 5004^3 -3%, 6004^3
-// -4% (A 144 MB); but TF32 7004^3 +0.4 to +2% (196 MB) and 8196^3 +1 to +7% (269 MB). A's copy
-// is one pass over its bytes against a GEMM that reads them n / BN times, more of them from DRAM
-// the larger A is; the break-even lies between 144 and 196 MB (docs/ladder.md, "Columns off
-// 32-byte boundaries").
-inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinBytes = int64_t{160} << 20;
+// -4% (A 144 MB), 6500^3 -3% (169 MB); FP16 9208^3 -2% (170 MB); even at FP16 10008^3 (200 MB,
+// +0.7%) and TF32 7004^3 (196 MB, +0.4 to +2%); the copy paid at FP16 11000^3 (242 MB, +6%) and
+// TF32 8196^3 (269 MB, +1 to +7%). A's copy is one pass over its bytes against a GEMM that reads
+// them n / BN times, more of them from DRAM the larger A is; the break-even lies near 200 MB for
+// both types (docs/ladder.md, "Columns off 32-byte boundaries").
+inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinBytes = int64_t{192} << 20;
 bool copies_pay_for_a(const Problem& p);
 
 // The operands the Hopper steps copy into workspaces with 128-byte columns (pad_copy.hpp) before
