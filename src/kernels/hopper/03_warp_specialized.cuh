@@ -22,13 +22,19 @@ struct WarpSpecializedCfg {
     static constexpr int kConsumers = BM / 64;
     static constexpr int kThreads = 128 * (1 + kConsumers);  // warpgroup 0 produces
     static constexpr int kProducerRegs = 40, kConsumerRegs = 232;
-    // setmaxnreg only moves registers among the block's warps: the pool is what the block got at
-    // launch, kThreads times the count __launch_bounds__(kThreads, 1) allows (65536 / kThreads
-    // rounded down to 8: 168, a pool of 64512), not the SM's 65536. A split that asks for more
-    // leaves the consumers' setmaxnreg.inc retrying forever (a hang, seen with 32 / 240).
-    static constexpr int kLaunchPool = kThreads * (65536 / kThreads / 8 * 8);
-    static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <= kLaunchPool, "the block's registers at launch");
 };
+
+// Whether Cfg's register split fits its block's pool. setmaxnreg only moves registers among the
+// block's warps: the pool is what the block got at launch, kThreads times the count
+// __launch_bounds__(kThreads, 1) allows (65536 / kThreads rounded down to 8: 168 for 384
+// threads, a pool of 64512), not the SM's 65536. A split that asks for more leaves the
+// consumers' setmaxnreg.inc retrying forever (a hang, seen with 32 / 240).
+template <class Cfg>
+constexpr bool registers_fit_launch_pool() {
+    constexpr int kLaunchPool = Cfg::kThreads * (65536 / Cfg::kThreads / 8 * 8);
+    return 128 * (Cfg::kProducerRegs + Cfg::kConsumers * Cfg::kConsumerRegs) <= kLaunchPool;
+}
+static_assert(registers_fit_launch_pool<WarpSpecializedCfg>(), "the block's registers at launch");
 
 // The ring's mbarriers: full[st] completes when stage st's slabs have landed (the producer's
 // arrival plus TMA's bytes), empty[st] when every consumer warp has finished reading it.

@@ -86,6 +86,11 @@ __host__ __device__ constexpr int64_t pair_tiles(int64_t m, int64_t n) {
     const int2 grid = pair_grid<Cfg>(m, n);
     return int64_t{grid.x} * grid.y;
 }
+// A CTA tile's area against 128 x 256, the unit of stream-K's cost model (stream_k.hpp).
+template <class Cfg>
+constexpr double tile_scale() {
+    return static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
+}
 template <class Cfg>
 __host__ __device__ constexpr int slab_count(int64_t k) {
     return static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);

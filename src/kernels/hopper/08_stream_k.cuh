@@ -133,9 +133,8 @@ cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, int clusters, int 
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
     const dim3 whole_grid(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     const int slabs = slab_count<Cfg>(p.k);
-    constexpr double kTileScale = static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
     StreamKArgs sk = {
-        {static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs, kTileScale))},
+        {static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs, tile_scale<Cfg>()))},
         nullptr, nullptr};
     void* workspace = nullptr;
     const size_t flag_bytes = stream_k_flag_bytes<Cfg>(ctas);

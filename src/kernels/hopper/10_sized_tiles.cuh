@@ -73,11 +73,12 @@ template <class Base>
 struct MicroTiles : Base {
     static constexpr int BM = 64, BN = 64, kStages = 8, kCluster = 1;
     static constexpr int kConsumers = 1, kThreads = 128 * (1 + kConsumers);
-    static constexpr int kLaunchPool = kThreads * (65536 / kThreads / 8 * 8);  // WarpSpecializedCfg's rule
     static constexpr int kStagingBytes = kConsumers * staging_bytes();
 };
 using MicroTileCfg = MicroTiles<TmaStoreCfg>;
 using Tf32MicroTileCfg = MicroTiles<Tf32Cfg>;
+static_assert(registers_fit_launch_pool<MicroTileCfg>() && registers_fit_launch_pool<Tf32MicroTileCfg>(),
+              "the block's registers at launch");
 template <class T, class Cfg>
 constexpr bool fits_shared_memory() {
     return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes <=

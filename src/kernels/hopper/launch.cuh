@@ -93,19 +93,27 @@ bool mid_tiles_pay(const Problem& p) {
                             kScale, MidCfg::kSlabPenalty);
 }
 
+// Whether Step weighs its Small tiles against its own by their stream-K plans (kWeighSmall).
+template <class Step>
+constexpr bool weighs_small_tiles() {
+    if constexpr (requires { Step::kWeighSmall; })
+        return Step::kWeighSmall;
+    else
+        return false;
+}
+
 // Whether Step's Small tiles serve p, where Step's own leave half of the clusters idle: always,
-// but for steps that weigh them (kWeighSmall: small_tiles_pay, by their stream-K plans).
+// but for steps that weigh them (small_tiles_pay).
 template <class Step>
 bool small_tiles_serve(const Problem& p) {
-    if constexpr (requires { Step::kWeighSmall; }) {
+    if constexpr (weighs_small_tiles<Step>()) {
         using Cfg = typename Step::Cfg;
         using SmallCfg = typename Step::Small::Cfg;
-        constexpr double kScale = static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
-        constexpr double kSmallScale = static_cast<double>(SmallCfg::BM) * SmallCfg::BN / (128 * 256);
-        static_assert(Step::kWeighSmall && SmallCfg::BK == Cfg::BK, "the same slabs");
+        static_assert(SmallCfg::BK == Cfg::BK, "the same slabs");
         const int64_t sms = sm_count_or(132);
-        return small_tiles_pay(pair_tiles<Cfg>(p.m, p.n), sms / Cfg::kCluster, kScale, pair_tiles<SmallCfg>(p.m, p.n),
-                               sms / SmallCfg::kCluster, kSmallScale, slab_count<Cfg>(p.k));
+        return small_tiles_pay(pair_tiles<Cfg>(p.m, p.n), sms / Cfg::kCluster, tile_scale<Cfg>(),
+                               pair_tiles<SmallCfg>(p.m, p.n), sms / SmallCfg::kCluster, tile_scale<SmallCfg>(),
+                               slab_count<Cfg>(p.k));
     }
     return true;
 }

@@ -29,26 +29,30 @@ CUtensorMapDataType map_type(gemmkit_dtype type) {
     }
 }
 
+// Whether every column of the matrix at `base` with leading dimension `ld` starts on a multiple
+// of `bytes` (its base and its column stride both are).
+bool columns_on(const void* base, int64_t ld, gemmkit_dtype type, int64_t bytes) {
+    const int64_t ld_bytes = ld * static_cast<int64_t>(dtype_size(type));
+    return static_cast<int64_t>(reinterpret_cast<uintptr_t>(base) % bytes) == 0 && ld_bytes % bytes == 0;
+}
+
 }  // namespace
 
 bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type) {
-    const int64_t ld_bytes = ld * static_cast<int64_t>(dtype_size(type));
-    return reinterpret_cast<uintptr_t>(base) % 16 == 0 && ld_bytes % 16 == 0 && ld_bytes < (int64_t{1} << 40);
+    return columns_on(base, ld, type, 16) && ld * static_cast<int64_t>(dtype_size(type)) < (int64_t{1} << 40);
 }
 
-bool on_128_byte_columns(const void* base, int64_t ld, gemmkit_dtype type) {
-    const int64_t ld_bytes = ld * static_cast<int64_t>(dtype_size(type));
-    return reinterpret_cast<uintptr_t>(base) % 128 == 0 && ld_bytes % 128 == 0;
-}
+bool on_128_byte_columns(const void* base, int64_t ld, gemmkit_dtype type) { return columns_on(base, ld, type, 128); }
 
 bool tma_reads_operands(const Problem& p) {
     return tma_addressable(p.A, p.lda, p.a_type) && tma_addressable(p.B, p.ldb, p.b_type);
 }
 
 bool copies_pay_for_a(const Problem& p) {
-    const int64_t size = static_cast<int64_t>(dtype_size(p.a_type));
-    const bool odd_16_byte_columns = reinterpret_cast<uintptr_t>(p.A) % 32 != 0 || p.lda * size % 32 != 0;
-    return odd_16_byte_columns && p.n >= kCopyAMinN && p.m * p.k * size >= kCopyAMinBytes;
+    // Where TMA reads A (16-byte columns, tma_addressable), columns off 32 bytes are odd 16-byte ones.
+    const bool odd_16_byte_columns = !columns_on(p.A, p.lda, p.a_type, 32);
+    return odd_16_byte_columns && p.n >= kCopyAMinN &&
+           p.m * p.k * static_cast<int64_t>(dtype_size(p.a_type)) >= kCopyAMinBytes;
 }
 
 OperandCopies operand_copies(const Problem& p) {
