@@ -93,8 +93,11 @@ constexpr Variant kFloatOutputVariant = kVariants[1];  // a0p5_b2
 // CTA of each pair wholly past n) for 66 clusters, each cut into 3 or 4 pieces; 1790x2900x3000
 // has 84 pair-tiles, 66 run whole and the 18 of the last round cut into 4 or 5 pieces of ~13
 // slabs (~26 for TF32), with edge tiles in m, n and k. FP64: 64 tiles of 313 slabs cut into 2-3
-// pieces of ~152, and 322 tiles, 264 whole and 58 cut into 2-3 pieces of ~83 slabs. The odd leading dimension and offset take the copies
-// of unaligned operands (Hopper: the padded workspace; FP64: 8-byte cp.async).
+// pieces of ~152, and 322 tiles, 264 whole and 58 cut into 2-3 pieces of ~83 slabs. The odd
+// leading dimension and offset take the copies of unaligned operands (Hopper: the padded
+// workspace; FP64: 8-byte cp.async). 100x90x30000 cuts its one tile into a piece a cluster
+// (Hopper: 66; step 14 and TF32 09: 4 tiles of 64 x 64 in 33 pieces each; FP64: 132), so the
+// partial sums are added along a tree 6-8 levels deep (TileSumTree).
 constexpr ShapeSpec kTinyTilesCutShape = {"500x520x8192", 500, 520, 8192, 0, 0};  // step 14 on 128 x 64 tiles, cut along k
 constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x5000", 1000, 1000, 5000, 0, 0},  // fewer tiles than clusters: every tile cut
@@ -102,6 +105,7 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1000x1000x5000_off1_ld3", 1000, 1000, 5000, 3, 1},
     kTinyTilesCutShape,
     {"1536x1536x4096", 1536, 1536, 4096, 0, 0},  // one round of 36 pair-tiles, 30 clusters idle: cut (steps 12-13)
+    {"100x90x30000", 100, 90, 30000, 0, 0},      // one tile, a piece a cluster
 };
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small

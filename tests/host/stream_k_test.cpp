@@ -2,6 +2,7 @@
 // its units cover every slab of every tile exactly once, in an order whose waits cannot cycle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -14,6 +15,7 @@ namespace {
 
 using gemmkit::hopper::StreamKSplit;
 using gemmkit::hopper::stream_k_pairs;
+using gemmkit::hopper::TileSumTree;
 using gemmkit::hopper::WorkUnit;
 
 TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
@@ -162,9 +164,8 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
                                     << split_pairs << " split");
     const StreamKSplit s{pairs, slabs, split_pairs};
     std::vector<std::vector<int>> covered(pairs, std::vector<int>(slabs, 0));
-    std::map<int, int> partial_of;          // cluster -> pair whose partial sums it leaves
-    std::map<int, std::set<int>> read_by;   // cluster -> the clusters whose partials it adds
-    std::map<int, int> readers;             // cluster -> how many last pieces read its partial
+    std::map<int, int> partial_of;  // cluster -> pair whose partial sums it leaves
+    std::map<int, int> readers;     // cluster -> how many pieces read its partial
     for (int c = 0; c < clusters; ++c) {
         for (int u = 0; u < s.of(c, clusters).units(); ++u) {
             const WorkUnit w = s.of(c, clusters).unit(u);
@@ -185,40 +186,94 @@ void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
     }
     for (int p = 0; p < pairs; ++p)
         for (int k = 0; k < slabs; ++k) ASSERT_EQ(covered[p][k], 1) << "pair " << p << " slab " << k;
-    // Each last piece adds exactly the partials of its tile's earlier pieces, from lower clusters.
+    // Along each tile's tree, in the kernels' order (a piece adds, then leaves or writes its sum):
+    // every piece adds only partials of its own tile from lower clusters, and a last piece ends
+    // with the sums of exactly its tile's earlier pieces, each once.
+    std::map<int, std::multiset<int>> sum_of;  // cluster -> the clusters whose pieces its partial holds
     for (int c = 0; c < clusters; ++c) {
-        for (int u = 0; u < s.of(c, clusters).units(); ++u) {
-            const WorkUnit w = s.of(c, clusters).unit(u);
-            if (!s.ends_tile(w)) continue;
-            int slabs_before = 0;
+        const auto list = s.of(c, clusters);
+        for (int u = list.whole; u < list.units(); ++u) {
+            const WorkUnit w = list.unit(u);
             EXPECT_LE(w.earlier_from, c);
             EXPECT_EQ(w.earlier_from == c, w.k_begin == 0);
-            for (int earlier = c - 1; earlier >= w.earlier_from; --earlier) {
+            const TileSumTree tree{c - w.earlier_from, s.ends_tile(w)};
+            std::multiset<int> sum = {c};
+            for (int a = tree.first(); a >= 0; a = tree.next(a)) {
+                const int earlier = w.earlier_from + a;
+                ASSERT_LT(earlier, c);
                 ASSERT_EQ(partial_of.count(earlier), 1u) << "cluster " << earlier << " leaves no partial";
                 EXPECT_EQ(partial_of[earlier], w.pair);
-                const auto list = s.of(earlier, clusters);
-                const WorkUnit e = list.unit(list.whole);
-                slabs_before += e.k_end - e.k_begin;
+                ASSERT_EQ(sum_of.count(earlier), 1u) << "cluster " << earlier << "'s partial read before it is left";
+                sum.insert(sum_of[earlier].begin(), sum_of[earlier].end());
                 ++readers[earlier];
             }
+            if (!tree.ends_tile) {
+                sum_of[c] = sum;
+                continue;
+            }
+            int slabs_before = 0;
+            for (int earlier = w.earlier_from; earlier < c; ++earlier) {
+                EXPECT_EQ(sum.count(earlier), 1u) << "cluster " << c << ", pair " << w.pair << ": cluster " << earlier;
+                const auto e_list = s.of(earlier, clusters);
+                const WorkUnit e = e_list.unit(e_list.whole);
+                slabs_before += e.k_end - e.k_begin;
+            }
+            EXPECT_EQ(sum.size(), static_cast<size_t>(c - w.earlier_from + 1)) << "cluster " << c;
             EXPECT_EQ(slabs_before, w.k_begin) << "cluster " << c << ", pair " << w.pair;
         }
     }
     for (const auto& [c, pair] : partial_of) EXPECT_EQ(readers[c], 1) << "partial of cluster " << c;
 }
 
-TEST(StreamK, UnitsCoverEveryTileOnceAndLastPiecesReadEachPartialOnce) {
+TEST(StreamK, UnitsCoverEveryTileOnceAndEveryPartialIsAddedOnce) {
     check_schedule(289, 66, 65, 25);   // 4097^3: 17 x 17 pair-tiles, 65 slabs, the last round split
     check_schedule(289, 66, 65, 91);   // the last round and one more
     check_schedule(256, 66, 64, 124);  // 4096^3, the last round and one more
     check_schedule(70, 66, 16, 70);    // every tile split
     check_schedule(16, 66, 64, 16);    // fewer tiles than clusters: shares inside a tile
+    check_schedule(1, 66, 1024, 1);    // 64 x 64 x 65536: one tile in 66 pieces
+    check_schedule(4, 132, 469, 4);    // 100 x 90 x 30000 on 64 x 64 tiles: 33 pieces each
     check_schedule(256, 66, 64, 0);    // nothing split: step 6's whole tiles
     for (int clusters = 1; clusters <= 9; ++clusters)
         for (int pairs = 1; pairs <= 12; ++pairs)
             for (int slabs = 1; slabs <= 6; ++slabs)
                 for (int split = 0; split <= pairs; ++split)
                     if (split * slabs >= clusters) check_schedule(pairs, clusters, slabs, split);
+}
+
+// A tile of P pieces: the last piece's sum holds every piece once, a piece adds at most
+// log2(P) + 1 sums, and the chain of waits behind the last piece is as short.
+TEST(StreamK, TileSumTreeAddsEveryPieceOnceInLogarithmicDepth) {
+    for (int pieces = 1; pieces <= 300; ++pieces) {
+        SCOPED_TRACE(testing::Message() << pieces << " pieces");
+        int log2 = 0;
+        while ((1 << log2) < pieces) ++log2;
+        std::vector<std::multiset<int>> sum(pieces);
+        std::vector<int> depth(pieces, 0);  // longest chain of waits ending at each piece
+        for (int i = 0; i < pieces; ++i) {
+            const TileSumTree tree{i, i == pieces - 1};
+            sum[i] = {i};
+            int added = 0;
+            for (int a = tree.first(); a >= 0; a = tree.next(a)) {
+                ASSERT_LT(a, i);
+                ASSERT_LE(++added, log2 + 1);
+                sum[i].insert(sum[a].begin(), sum[a].end());
+                depth[i] = std::max(depth[i], depth[a] + 1);
+            }
+        }
+        const std::multiset<int>& total = sum[pieces - 1];
+        ASSERT_EQ(total.size(), static_cast<size_t>(pieces));
+        for (int i = 0; i < pieces; ++i) EXPECT_EQ(total.count(i), 1u) << "piece " << i;
+        EXPECT_LE(depth[pieces - 1], log2 + 1);
+    }
+    // Two pieces: the plain order. Four: piece 1 adds piece 0, the last adds 2, then 1.
+    EXPECT_EQ((TileSumTree{1, true}.first()), 0);
+    EXPECT_EQ((TileSumTree{1, true}.next(0)), -1);
+    EXPECT_EQ((TileSumTree{1, false}.first()), 0);
+    EXPECT_EQ((TileSumTree{2, false}.first()), -1);
+    EXPECT_EQ((TileSumTree{3, true}.first()), 2);
+    EXPECT_EQ((TileSumTree{3, true}.next(2)), 1);
+    EXPECT_EQ((TileSumTree{3, true}.next(1)), -1);
 }
 
 TEST(StreamK, WholeTilesMatchStepSix) {

@@ -9,7 +9,7 @@
 // (Hopper step 12's arithmetic, hopper/stream_k.hpp, with a block for a cluster and a tile for
 // a pair-tile). A tile's last piece writes it: it waits for the flags of the tile's earlier
 // pieces, which left their FP64 sums in a workspace (128 KiB a block), and adds them in a fixed
-// order, so the result does not depend on timing.
+// order (along step 12's binary tree, TileSumTree), so the result does not depend on timing.
 // When it splits (stream_k_policy.hpp, with the measurements): a last round at most half busy
 // after fewer than 16 whole rounds. After many rounds step 07's blocks end at staggered times
 // and a short last round fills the gaps for free (8192^3: its 4 last tiles cost nothing).
@@ -103,17 +103,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         q += w.k_end - w.k_begin;
         double* flat = &acc[0][0][0];  // [kAccPairs * 2]
 
-        if (!sk.split.ends_tile(w)) {  // an earlier piece: leave the sums for the tile's last piece
-            double2* sums = sk.partials + static_cast<size_t>(share) * kAccPairs * Cfg::kThreads;
-#pragma unroll
-            for (int j = 0; j < kAccPairs; ++j)
-                __stcg(sums + j * Cfg::kThreads + tid, make_double2(flat[2 * j], flat[2 * j + 1]));
-            __syncthreads();  // every thread's sums are written
-            if (tid == 0) ptx::flag_raise(sk.ready + share);
-            continue;
-        }
-        // The tile's earlier pieces, from the shares that ran them, in a fixed order.
-        for (int c = share - 1; c >= w.earlier_from; --c) {
+        // Earlier pieces' sums, from the shares that ran them, in the tile's tree order.
+        const hopper::TileSumTree tree{share - w.earlier_from, sk.split.ends_tile(w)};
+        for (int a = tree.first(); a >= 0; a = tree.next(a)) {
+            const int c = w.earlier_from + a;
             if (tid == 0) ptx::flag_wait(sk.ready + c);
             __syncthreads();  // the whole block may read them now
             const double2* sums = sk.partials + static_cast<size_t>(c) * kAccPairs * Cfg::kThreads;
@@ -125,6 +118,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
                 for (int j = 0; j < 8; ++j) flat[2 * (j0 + j)] += v[j].x, flat[2 * (j0 + j) + 1] += v[j].y;
             }
+        }
+        if (!tree.ends_tile) {  // an earlier piece: leave the sums (with those it added) for a later one
+            double2* sums = sk.partials + static_cast<size_t>(share) * kAccPairs * Cfg::kThreads;
+#pragma unroll
+            for (int j = 0; j < kAccPairs; ++j)
+                __stcg(sums + j * Cfg::kThreads + tid, make_double2(flat[2 * j], flat[2 * j + 1]));
+            __syncthreads();  // every thread's sums are written
+            if (tid == 0) ptx::flag_raise(sk.ready + share);
+            continue;
         }
         block.store(acc, origin.x, origin.y);
     }

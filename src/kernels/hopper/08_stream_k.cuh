@@ -11,6 +11,9 @@
 //    (64 KiB a warpgroup, stored with .cg: they are read once, from L2) and raises a flag;
 //  - a tile's last piece waits for the flags of the tile's earlier pieces, adds their sums in a
 //    fixed order, and writes C through step 6's epilogue.
+// Both add along a binary tree (TileSumTree, stream_k.hpp): an earlier piece may first add the
+// sums of some before it, so that the last piece adds about log2 of the tile's pieces, not every
+// one of them in turn.
 // With fewer pair-tiles than clusters, the "last round" is every tile, shared out over all the
 // clusters (the whole-tile grid would leave the others idle). Splitting costs more than it
 // looks (the partial sums' round trip, a second prologue and epilogue a piece), so it is done
@@ -60,18 +63,10 @@ struct StreamKSchedule {
         const int t = threadIdx.x % 128, barrier = 1 + slice;  // the warpgroup's own barrier
         const int rank = blockIdx.x % Cfg::kCluster;
         auto slot_of = [&](int cta) { return cta * Cfg::kConsumers + slice; };
-        if (!args.split.ends_tile(w)) {
-            float4* sums = args.partials + slot_of(blockIdx.x) * (kAccs / 4 * 128);
-#pragma unroll
-            for (int i = 0; i < kAccs / 4; ++i)
-                __stcg(sums + i * 128 + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
-            ptx::named_barrier_sync<128>(barrier);  // every thread's sums are written
-            if (t == 0) ptx::flag_raise(args.ready + slot_of(blockIdx.x));
-            return false;
-        }
-        // The tile's earlier pieces, from the clusters that ran them, in a fixed order.
-        for (int c = cluster - 1; c >= w.earlier_from; --c) {
-            const int cta = c * Cfg::kCluster + rank;  // the same half of the pair-tile
+        // Earlier pieces' sums, from the clusters that ran them, in the tile's tree order.
+        const TileSumTree tree{cluster - w.earlier_from, args.split.ends_tile(w)};
+        for (int a = tree.first(); a >= 0; a = tree.next(a)) {
+            const int cta = (w.earlier_from + a) * Cfg::kCluster + rank;  // the same half of the pair-tile
             if (t == 0) ptx::flag_wait(args.ready + slot_of(cta));
             ptx::named_barrier_sync<128>(barrier);  // the whole warpgroup may read them now
             const float4* sums = args.partials + slot_of(cta) * (kAccs / 4 * 128);
@@ -87,7 +82,15 @@ struct StreamKSchedule {
                 }
             }
         }
-        return true;
+        if (tree.ends_tile) return true;
+        // Not the tile's end: leave the sums (this piece's and those it added) for a later piece.
+        float4* sums = args.partials + slot_of(blockIdx.x) * (kAccs / 4 * 128);
+#pragma unroll
+        for (int i = 0; i < kAccs / 4; ++i)
+            __stcg(sums + i * 128 + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+        ptx::named_barrier_sync<128>(barrier);  // every thread's sums are written
+        if (t == 0) ptx::flag_raise(args.ready + slot_of(blockIdx.x));
+        return false;
     }
 };
 
