@@ -8,6 +8,7 @@
 // 16-bit row writing FP32 C), so a failure says exactly what broke and
 // `--gtest_filter='*05_register*TN*'` reruns a slice of it.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <ostream>
@@ -107,6 +108,10 @@ constexpr ShapeSpec kStreamKShapes[] = {
     {"1536x1536x4096", 1536, 1536, 4096, 0, 0},  // one round of 36 pair-tiles, 30 clusters idle: cut (steps 12-13)
     {"100x90x30000", 100, 90, 30000, 0, 0},      // one tile, a piece a cluster
 };
+// A single round too short to give every cluster 4 slabs, shared out over fewer (stream_k_plan):
+// 60x50x12000 is one tile of 188 slabs (16-bit) cut into 47 pieces on 128 x 256 pairs and on
+// step 14's 64 x 64 tile, and TF32 09's tile of 375 slabs into 93 (TF32 08: 66, every cluster).
+constexpr ShapeSpec kFewerClustersShape = {"60x50x12000", 60, 50, 12000, 0, 0};
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small
 // tiles where C has few pair-tiles, as 1000x1000x5000 has).
@@ -224,7 +229,10 @@ std::vector<KernelCase> all_cases() {
                         cases.push_back(make_kernel_case(info, verify::types_of(info, false), ops, s, v));
         };
         add_own_types(kShapes);
-        if (is_stream_k(info)) add_own_types(kStreamKShapes);
+        if (is_stream_k(info)) {
+            add_own_types(kStreamKShapes);
+            add_own_types(std::array{kFewerClustersShape});
+        }
         if (name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles")) add_own_types(kDeferredShapes);
         if (name_has(info, "sized_tiles")) add_own_types(kSizedTileShapes);
         if (info.copies_unaligned) {
@@ -280,6 +288,11 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
         EXPECT_GT(hopper::stream_k_pairs(pairs, clusters, (s.k + 31) / 32), 0) << s.name << ", TF32";
         EXPECT_GT(dgemm::dmma_stream_k_tiles_of(s.m, s.n, s.k, dev.sm_count), 0) << s.name << ", FP64";
     }
+    // kFewerClustersShape's one tile is cut over fewer clusters than the GPU has.
+    const ShapeSpec& few = kFewerClustersShape;
+    EXPECT_EQ(hopper::stream_k_plan(1, clusters, (few.k + 63) / 64).clusters, 47) << few.name << ", 16-bit";
+    EXPECT_EQ(hopper::stream_k_plan(1, dev.sm_count, (few.k + 63) / 64, 0.125).clusters, 47) << few.name << ", 64 x 64";
+    EXPECT_EQ(hopper::stream_k_plan(1, dev.sm_count, (few.k + 31) / 32, 0.125).clusters, 93) << few.name << ", TF32 64 x 64";
     // Step 14 and TF32 09 take 128 x 64 tiles (pairs of 128 x 128 along n) where 128 x 128 ones
     // (pairs of 256 x 128) would leave half of the clusters idle, and cut them along k.
     const ShapeSpec& s = kTinyTilesCutShape;

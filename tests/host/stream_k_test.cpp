@@ -15,6 +15,7 @@ namespace {
 
 using gemmkit::hopper::StreamKSplit;
 using gemmkit::hopper::stream_k_pairs;
+using gemmkit::hopper::stream_k_plan;
 using gemmkit::hopper::TileSumTree;
 using gemmkit::hopper::WorkUnit;
 
@@ -34,7 +35,7 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(16, 66, 32), 0);      // 1000 x 1000 x 2000, 16-bit: 10% slower split
     EXPECT_EQ(stream_k_pairs(16, 66, 63), 16);     // the same in TF32 (slabs of 32): 1.3x faster
     EXPECT_EQ(stream_k_pairs(4, 66, 128), 4);      // 512 x 512 x 8192: ~16 pieces a tile, 1.6x faster
-    EXPECT_EQ(stream_k_pairs(1, 66, 64), 0);       // one tile: shares under a slab
+    EXPECT_EQ(stream_k_pairs(1, 66, 8), 0);        // one tile of 8 slabs: 2 shares of 4 save 4
     // A single round more than half busy: by the cost alone (after whole rounds it would not be).
     EXPECT_EQ(stream_k_pairs(36, 66, 64), 36);     // 1536 x 1536 x 4096: 8% faster split (H100)
     EXPECT_EQ(stream_k_pairs(36, 66, 24), 0);      // 1536^3: saves 10.9 slabs, costs 21.2
@@ -51,16 +52,43 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(32, 66, 63, 0.5), 0);   // 1000 x 1000 x 4000: saves 16 of 18.5
     EXPECT_EQ(stream_k_pairs(32, 66, 79, 0.5), 32);  // 1000 x 1000 x 5000: saves 20 of 18.5
     EXPECT_EQ(stream_k_pairs(0, 66, 64), 0);
-    // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs one).
+    // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs
+    // one), on every cluster or, in a single round, on fewer, at least 2 a tile.
     for (int64_t pairs = 1; pairs <= 300; ++pairs)
-        for (int64_t slabs : {1, 3, 4, 16, 65})
-            if (const int64_t split = stream_k_pairs(pairs, 66, slabs)) {
-                EXPECT_GE(split * slabs, gemmkit::hopper::kMinShareSlabs * 66) << pairs << " pairs, " << slabs << " slabs";
+        for (int64_t slabs : {1, 3, 4, 16, 65, 300})
+            if (const auto plan = stream_k_plan(pairs, 66, slabs); plan.split_pairs > 0) {
+                SCOPED_TRACE(testing::Message() << pairs << " pairs, " << slabs << " slabs");
+                EXPECT_GE(plan.split_pairs * slabs, gemmkit::hopper::kMinShareSlabs * plan.clusters);
+                EXPECT_LE(plan.clusters, 66);
+                if (plan.clusters < 66) {
+                    EXPECT_TRUE(pairs < 66 && plan.clusters >= 2 * pairs);
+                }
             }
     EXPECT_EQ(stream_k_pairs(10, 0, 64), 0);
 }
 
-// The schedule's time in slabs of a 128 x 256 tile: whole rounds, then the last one whole or split.
+// A single round whose slabs cannot give every cluster kMinShareSlabs is shared out over as many
+// clusters as they can, where the slabs saved outweigh the fixed cost (H100, 16-bit, 64 x 64
+// tiles on 132 SMs, against whole tiles).
+TEST(StreamK, ShortSingleRoundsAreSharedOverFewerClusters) {
+    using gemmkit::hopper::stream_k_plan;
+    auto expect_plan = [](int64_t pairs, int64_t clusters, int64_t slabs, double scale, int64_t split, int64_t used) {
+        const auto plan = stream_k_plan(pairs, clusters, slabs, scale);
+        EXPECT_EQ(plan.split_pairs, split) << pairs << " pairs of " << slabs << " slabs";
+        if (split > 0) {
+            EXPECT_EQ(plan.clusters, used) << pairs << " pairs of " << slabs << " slabs";
+        }
+    };
+    expect_plan(1, 132, 256, 0.125, 1, 64);   // 64 x 64 x 16384: 64 pieces, 64% less time
+    expect_plan(4, 132, 128, 0.125, 4, 128);  // 128 x 128 x 8192: 32 pieces a tile, 39% less
+    expect_plan(2, 132, 128, 0.125, 2, 64);   // 64 x 128 x 8192: 41% less
+    expect_plan(8, 132, 64, 0.125, 0, 0);     // 128 x 256 x 4096: saves 7.5 of 15 (measured 8% less split)
+    expect_plan(1, 66, 64, 1.0, 1, 16);       // 256 x 256 x 4096 on 128 x 256 pairs: saves 60
+    expect_plan(16, 66, 16, 1.0, 0, 0);       // 1024^3: 64 shares of 4 would save 12
+    expect_plan(1, 66, 7, 1.0, 0, 0);         // fewer than 2 shares of 4
+    expect_plan(100, 66, 2, 1.0, 0, 0);       // after a whole round: every cluster or none
+}
+
 // 64 x 64 tiles (a 128 x 256 tile's eighth, one a CTA on 132 SMs) against pairs of 128 x 64
 // (a quarter, on 66 clusters) where those leave half of the clusters idle: measured on the H100.
 TEST(StreamK, SmallTilesServeUnlessOnlyTheLargerOnesAreCut) {
@@ -76,19 +104,24 @@ TEST(StreamK, SmallTilesServeUnlessOnlyTheLargerOnesAreCut) {
     EXPECT_TRUE(micro_pays(128, 256, 12800, 64));     // both cut: -27%
     EXPECT_TRUE(micro_pays(128, 128, 32768, 32));     // TF32, both cut, 33 pieces a tile against 66: -31%
     EXPECT_TRUE(micro_pays(64, 256, 16384, 64));      // both cut, 33 pieces each: -7%
-    EXPECT_FALSE(micro_pays(64, 64, 65536, 64));      // both cut, 132 pieces against 66: +55%
+    EXPECT_TRUE(micro_pays(64, 64, 65536, 64));       // both cut, 132 pieces against 66 (a tree): -9%
+    EXPECT_TRUE(micro_pays(64, 64, 65536, 32));       // TF32: -11%
+    EXPECT_TRUE(micro_pays(64, 192, 32768, 64));      // 44 pieces a tile against 33: -13%
+    EXPECT_TRUE(micro_pays(64, 64, 16384, 64));       // both cut over fewer clusters
     EXPECT_FALSE(micro_pays(512, 512, 8192, 64));     // the pairs cut, the 64 tiles whole: +13 to +17%
     EXPECT_FALSE(micro_pays(384, 384, 8192, 64));     // +31%
     EXPECT_FALSE(micro_pays(256, 1024, 4096, 32));    // TF32: +15 to +40%
 }
 
+// The schedule's time in slabs of a 128 x 256 tile: whole rounds, then the last one whole or split.
 TEST(StreamK, ScheduleSlabsCountsRoundsAndTheSplitLastOne) {
     using gemmkit::hopper::schedule_slabs;
     EXPECT_DOUBLE_EQ(schedule_slabs(256, 66, 64), 4 * 64);         // 4096^3: 3 rounds and 58 of 66, whole
     EXPECT_DOUBLE_EQ(schedule_slabs(132, 66, 10), 2 * 10);         // two full rounds
     EXPECT_DOUBLE_EQ(schedule_slabs(192, 66, 48, 0.75), 3 * 48 * 0.75);  // 3072^3 on 256 x 192 pairs
     // 3072^3 on 256 x 256 pairs: two rounds, then 12 pairs split, 8.7 slabs a cluster plus the cost.
-    const auto split = gemmkit::hopper::split_round(12, 66, 48);
+    const auto split = gemmkit::hopper::stream_k_plan(144, 66, 48);
+    EXPECT_EQ(split.split_pairs, 12);
     EXPECT_NEAR(split.share, 12 * 48 / 66.0, 1e-12);
     EXPECT_DOUBLE_EQ(schedule_slabs(144, 66, 48), 2 * 48 + split.share + split.cost);
     EXPECT_LT(schedule_slabs(144, 66, 48), 3 * 48);

@@ -15,10 +15,11 @@
 // sums of some before it, so that the last piece adds about log2 of the tile's pieces, not every
 // one of them in turn.
 // With fewer pair-tiles than clusters, the "last round" is every tile, shared out over all the
-// clusters (the whole-tile grid would leave the others idle). Splitting costs more than it
+// clusters (the whole-tile grid would leave the others idle), or, where its slabs cannot give
+// each cluster 4, over as many as they can. Splitting costs more than it
 // looks (the partial sums' round trip, a second prologue and epilogue a piece), so it is done
 // only where the last round after whole rounds is at least half idle (a single round: however
-// busy) and the slabs it saves outweigh a fitted cost (stream_k_pairs); elsewhere step 6's (or
+// busy) and the slabs it saves outweigh a fitted cost (stream_k_plan); elsewhere step 6's (or
 // 7's) kernel runs, on no more clusters than
 // pair-tiles. What it measured is in docs/ladder.md.
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
@@ -127,18 +128,18 @@ __global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg:
 // `stream`. Where nothing is split (or there is no memory for the workspace) it launches
 // `whole`, the step it builds on, on no more clusters than pair-tiles. With fewer pair-tiles
 // than clusters, the split shares every tile out over all of them (1024x1024x4096: 16 pair-tiles
-// on 66 clusters, instead of 16 clusters and 50 idle; stream_k_pairs says where that pays).
+// on 66 clusters, instead of 16 clusters and 50 idle), or over as many as its slabs can give
+// 4 each (64x64x16384: one tile, 64 shares); stream_k_plan says where that pays.
 template <class Cfg, class Kernel, class WholeKernel, class... MapsAndOut>
 cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, int clusters, int smem_bytes, const Problem& p,
                             cudaStream_t stream, MapsAndOut... maps_and_out) {
-    const int ctas = clusters * Cfg::kCluster;
-    const dim3 grid(static_cast<unsigned>(ctas));
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
     const dim3 whole_grid(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     const int slabs = slab_count<Cfg>(p.k);
-    StreamKArgs sk = {
-        {static_cast<int>(pairs), slabs, static_cast<int>(stream_k_pairs(pairs, clusters, slabs, tile_scale<Cfg>()))},
-        nullptr, nullptr};
+    const StreamKPlan plan = stream_k_plan(pairs, clusters, slabs, tile_scale<Cfg>());
+    StreamKArgs sk = {{static_cast<int>(pairs), slabs, static_cast<int>(plan.split_pairs)}, nullptr, nullptr};
+    const int ctas = static_cast<int>(plan.split_pairs > 0 ? plan.clusters : clusters) * Cfg::kCluster;
+    const dim3 grid(static_cast<unsigned>(ctas));
     void* workspace = nullptr;
     const size_t flag_bytes = stream_k_flag_bytes<Cfg>(ctas);
     if (sk.split.split_pairs > 0 &&

@@ -14,7 +14,7 @@
 // instead of all at the tile's end: 2.2% less time at 4097^3, 4.4% at 2049^3 (H100, against the
 // register epilogue at the tile's end). FP32 C (no room for a second tile of 32-bit values) and
 // C read with beta take step 6's epilogues unchanged. The schedule is step 8's: stream-K where
-// it pays (stream_k_pairs), whole tiles elsewhere; where the grid holds every tile
+// it pays (stream_k_plan), whole tiles elsewhere; where the grid holds every tile
 // at once there is no next tile to hide an epilogue under, and step 6's kernel runs (the
 // launcher decides).
 // Preconditions: as step 6.

@@ -25,61 +25,77 @@
 
 namespace gemmkit::hopper {
 
-// How many of `pairs` pair-tiles (the last ones) to split along k on `clusters` clusters, with
-// `slabs` slabs a tile; 0 for none. Where there are fewer pair-tiles than clusters, that is all
-// of them, shared out over every cluster. A split costs a round trip of FP32 partial sums
-// through L2 (128 KiB a CTA, written by one piece and added by the tile's last) and a second
-// prologue and epilogue a piece, so it is done only where it buys back much idle machine:
+// How stream-K shares out `pairs` pair-tiles of `slabs` slabs on `clusters` clusters: which of
+// the last pair-tiles to split along k (none, or the last round's), over how many clusters. A
+// split costs a round trip of FP32 partial sums through L2 (128 KiB a CTA, left by a piece and
+// added by a later one) and a second prologue and epilogue a piece, so it is done only where it
+// buys back much idle machine:
 //  - after whole rounds, a last round at least half idle: splitting it at 4096^3 (58 of 66
 //    clusters busy, 8 slabs a cluster to gain) made the kernel 3% slower than whole tiles on the
 //    H100 (BF16), and splitting one more round as well 6% slower. A single round (fewer
 //    pair-tiles than clusters) is left to the cost below however busy it is: 1536 x 1536 x 4096
 //    (36 of 66 busy, 64 slabs) ran 8% faster split (TF32 22%), 1536 x 1536 x 8192 20% (23%);
 //    1536 x 1536 x 3072 (48 slabs, saves 21.8 against a cost of 21.2) the same either way;
-//  - shares of at least kMinShareSlabs slabs (the schedule needs one);
+//  - shares of at least kMinShareSlabs slabs (the schedule needs one). After whole rounds that
+//    needs every cluster to get as many; a single round too short for that is shared out over
+//    as many clusters as it gives kMinShareSlabs each, at least two a tile, the others idle;
 //  - more slabs saved a cluster than the split costs, by a cost fitted to H100 runs where every
 //    tile was split over 66 clusters (docs/ladder.md): ~15 slabs' time, plus ~3.4 for each piece
 //    a tile is cut into. 1000 x 1000 x 2000 (16 pair-tiles of 32 slabs, ~4 pieces each) saves
 //    24 slabs a cluster, costs ~29, and ran 10% slower split; with TF32's 63 slabs it saves 48
 //    and ran 1.3x faster; 512 x 512 x 8192 (4 tiles of 128 slabs, ~16 pieces each) saves 120,
 //    costs ~71, and ran 1.6x faster.
-// The cost was fitted while a tile's last piece added the others' sums one after another; they
-// now add along a tree (TileSumTree), which costs the same with a few pieces a tile and less
-// with many (not refitted).
+//    That cost was fitted while a tile's last piece added the others' sums one after another;
+//    they now add along a tree (TileSumTree), which costs the same with a few pieces a tile and
+//    less with many (not refitted). A round shared over fewer clusters, in shares of 4 slabs,
+//    is charged the 15 slabs alone: on the H100 (16-bit, 64 x 64 tiles, against whole tiles)
+//    64 x 64 x 16384 (one tile in 64 pieces) took 64% less time, 128 x 128 x 8192 and
+//    64 x 128 x 8192 (128 slabs, 32 pieces a tile) 39-41% less, where the per-piece cost would
+//    have kept them whole; 128 x 256 x 4096 (64 slabs, saves 7.5) ran 8% faster, but stays
+//    whole by this cost.
 // The cost is in slabs of a 128 x 256 tile (as long for TF32's slabs of 32 k as for 16-bit's of
 // 64). `tile_scale` is a CTA tile's area against 128 x 256: its slabs' time and its partial
 // sums scale with it; the rest of a split's cost (a prologue, an epilogue, waits) does not.
 inline constexpr int kMinShareSlabs = 4;
 inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4;
 
-// A round of `rest` tiles of `slabs` slabs split over `clusters`: each cluster's share of the
-// slabs (in the tile's own slabs), and the split's cost (in slabs of a 128 x 256 tile).
-struct SplitRound {
-    double share, cost;
+// The plan: the last `split_pairs` pair-tiles (0: none) are cut along k into `clusters` equal
+// shares of `share` slabs (in the tile's own slabs), at a cost of `cost` (in slabs of a
+// 128 x 256 tile).
+struct StreamKPlan {
+    int64_t split_pairs = 0, clusters = 0;
+    double share = 0, cost = 0;
 };
-inline SplitRound split_round(int64_t rest, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
-    const double share = static_cast<double>(rest * slabs) / clusters;  // slabs a cluster, split
-    const double pieces = static_cast<double>(clusters) / rest;        // a split tile's, about
-    return {share, kSplitCostSlabs + kPieceCostSlabs * pieces * tile_scale};
+
+inline StreamKPlan stream_k_plan(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
+    if (pairs <= 0 || clusters <= 0 || slabs <= 0) return {};
+    const int64_t rest = pairs % clusters;
+    if (rest == 0 || (pairs > clusters && 2 * rest > clusters)) return {};
+    const int64_t fit = rest * slabs / kMinShareSlabs;  // clusters that can have kMinShareSlabs each
+    const bool fewer = pairs < clusters && fit < clusters;
+    if (fewer ? fit < 2 * rest : fit < clusters) return {};
+    const int64_t used = fewer ? fit : clusters;
+    const double share = static_cast<double>(rest * slabs) / used;
+    const double pieces = static_cast<double>(used) / rest;  // a split tile's, about
+    const double cost = kSplitCostSlabs + (fewer ? 0.0 : kPieceCostSlabs * pieces * tile_scale);
+    if ((slabs - share) * tile_scale <= cost) return {};
+    return {rest, used, share, cost};
 }
 
+// How many of the pair-tiles (the last ones) stream_k_plan splits; 0 for none.
 inline int64_t stream_k_pairs(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
-    if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
-    const int64_t rest = pairs % clusters;
-    if (rest == 0 || (pairs > clusters && 2 * rest > clusters) || rest * slabs < kMinShareSlabs * clusters) return 0;
-    const SplitRound split = split_round(rest, clusters, slabs, tile_scale);
-    return (slabs - split.share) * tile_scale > split.cost ? rest : 0;
+    return stream_k_plan(pairs, clusters, slabs, tile_scale).split_pairs;
 }
 
 // How long `clusters` clusters take over `pairs` pair-tiles of `slabs` slabs, in slabs of a
-// 128 x 256 tile: the whole rounds, then the last round whole or split as stream_k_pairs decides
-// (its largest share plus the split's cost). What the launcher compares tile sizes by.
+// 128 x 256 tile: the whole rounds, then the last round whole or split as stream_k_plan decides
+// (its share plus the split's cost). What the launcher compares tile sizes by.
 inline double schedule_slabs(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
     if (pairs <= 0 || clusters <= 0 || slabs <= 0) return 0;
-    const int64_t rest = pairs % clusters, rounds = pairs / clusters + (rest > 0 ? 1 : 0);
-    if (stream_k_pairs(pairs, clusters, slabs, tile_scale) == 0) return static_cast<double>(rounds * slabs) * tile_scale;
-    const SplitRound split = split_round(rest, clusters, slabs, tile_scale);
-    return (static_cast<double>((rounds - 1) * slabs) + split.share) * tile_scale + split.cost;
+    const int64_t rounds = (pairs + clusters - 1) / clusters;
+    const StreamKPlan plan = stream_k_plan(pairs, clusters, slabs, tile_scale);
+    if (plan.split_pairs == 0) return static_cast<double>(rounds * slabs) * tile_scale;
+    return (static_cast<double>((rounds - 1) * slabs) + plan.share) * tile_scale + plan.cost;
 }
 
 // A 128 x 192 tile's slab (Hopper step 14) against its area's share of a 128 x 256 one's time,
@@ -91,23 +107,19 @@ inline constexpr double kMidSlabPenalty16Bit = 1.05, kMidSlabPenaltyTf32 = 1.15;
 
 // Whether smaller tiles serve a problem whose tiles (`pairs` pair-tiles of `scale` times a
 // 128 x 256 tile on `clusters` clusters) already leave half of the clusters idle: unless
-// stream-K cuts those along k over every cluster while the small ones (`small_pairs` of
-// `small_scale` on `small_clusters`) would run whole, fewer than the SMs, each for all of k; or
-// both are cut and the small ones into more pieces a tile (the last piece of a tile adds up the
-// others' partial sums one after another).
+// stream-K cuts those along k while the small ones (`small_pairs` of `small_scale` on
+// `small_clusters`) would run whole, fewer than the SMs, each for all of k.
 // For 64 x 64 tiles against pairs of 128 x 64 (H100, 16-bit and TF32, time on 64 x 64 tiles
 // against 128 x 64 pairs): both whole, 512^3 -9%, 512 x 512 x 6144 -24%, TF32 512 x 512 x 2048
 // -16 to -22%; both cut, 128 x 128 x 32768 -31 to -35% (33 pieces a tile against 66), 200 x 250 x
-// 12000 -6 to -14%; only the 128 x 64 pairs cut, 512 x 512 x 8192 +13 to +17%, 384 x 384 x 8192
-// +31%, TF32 256 x 1024 x 4096 +15 to +40%; both cut, the 64 x 64 tile into more pieces (132
-// against 66), 64 x 64 x 65536 +44 to +55%. (A 64 x 64 tile runs one consumer warpgroup, at a
-// lower rate an SM: what it gains is SMs.)
+// 12000 -6 to -14%, and with the partial sums added along a tree, 64 x 64 x 65536 (132 pieces
+// against 66) -9% (TF32 -11%), 64 x 192 x 32768 -13%; only the 128 x 64 pairs cut, 512 x 512 x
+// 8192 +13 to +17%, 384 x 384 x 8192 +31%, TF32 256 x 1024 x 4096 +15 to +40%. (A 64 x 64 tile
+// runs one consumer warpgroup, at a lower rate an SM: what it gains is SMs.)
 inline bool small_tiles_pay(int64_t pairs, int64_t clusters, double scale, int64_t small_pairs, int64_t small_clusters,
                             double small_scale, int64_t slabs) {
-    const int64_t cut = stream_k_pairs(pairs, clusters, slabs, scale);
-    if (cut == 0) return true;
-    const int64_t small_cut = stream_k_pairs(small_pairs, small_clusters, slabs, small_scale);
-    return small_cut > 0 && small_clusters * cut <= clusters * small_cut;  // pieces a tile: no more
+    return stream_k_pairs(pairs, clusters, slabs, scale) == 0 ||
+           stream_k_pairs(small_pairs, small_clusters, slabs, small_scale) > 0;
 }
 
 // Whether narrower tiles finish sooner than the wide ones (128 x 256, in pairs: `wide_pairs`) on
