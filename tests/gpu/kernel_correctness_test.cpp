@@ -110,7 +110,8 @@ constexpr ShapeSpec kStreamKShapes[] = {
 };
 // A single round too short to give every cluster 4 slabs, shared out over fewer (stream_k_plan):
 // 60x50x12000 is one tile of 188 slabs (16-bit) cut into 47 pieces on 128 x 256 pairs and on
-// step 14's 64 x 64 tile, and TF32 09's tile of 375 slabs into 93 (TF32 08: 66, every cluster).
+// step 14's 64 x 64 tile, and TF32 09's tile of 375 slabs into 93 (TF32 08: 66, every cluster);
+// FP64 step 08's tile of 750 slabs into 93.
 constexpr ShapeSpec kFewerClustersShape = {"60x50x12000", 60, 50, 12000, 0, 0};
 bool name_has(const KernelInfo& info, const char* part) { return std::string(info.name).find(part) != std::string::npos; }
 // Hopper steps 13 and 14 (tf32 09) run step 12's schedule under other names (14 and 09 on small
@@ -293,6 +294,7 @@ TEST_F(GpuTest, StreamKShapesAreCutOnThisDevice) {
     EXPECT_EQ(hopper::stream_k_plan(1, clusters, (few.k + 63) / 64).clusters, 47) << few.name << ", 16-bit";
     EXPECT_EQ(hopper::stream_k_plan(1, dev.sm_count, (few.k + 63) / 64, 0.125).clusters, 47) << few.name << ", 64 x 64";
     EXPECT_EQ(hopper::stream_k_plan(1, dev.sm_count, (few.k + 31) / 32, 0.125).clusters, 93) << few.name << ", TF32 64 x 64";
+    EXPECT_GT(dgemm::dmma_stream_k_tiles_of(few.m, few.n, few.k, dev.sm_count), 0) << few.name << ", FP64";
     // Step 14 and TF32 09 take 128 x 64 tiles (pairs of 128 x 128 along n) where 128 x 128 ones
     // (pairs of 256 x 128) would leave half of the clusters idle, and cut them along k.
     const ShapeSpec& s = kTinyTilesCutShape;

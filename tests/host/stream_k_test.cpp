@@ -164,7 +164,8 @@ TEST(StreamK, NarrowTilesPayWhereTheyMeasuredFaster) {
 }
 
 // FP64 step 08 (one block of 128 x 128 an SM, slabs of 16): a last round at most half busy,
-// after fewer than 16 whole rounds, in shares of 8 slabs at least that save 24 at least.
+// after fewer than 16 whole rounds, in shares of 8 slabs at least that save 24 at least (a
+// single round on fewer blocks where it cannot give every block 8).
 TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
     using gemmkit::dgemm::dmma_stream_k_tiles;
     EXPECT_EQ(dmma_stream_k_tiles(64, 132, 64), 64);      // 1024^3: one round, half of it idle
@@ -176,16 +177,27 @@ TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
     EXPECT_EQ(dmma_stream_k_tiles(2178, 132, 512), 0);    // 16 rounds and 66 tiles: too many rounds
     EXPECT_EQ(dmma_stream_k_tiles(256, 132, 128), 0);     // 2048^3: 124 of 132 busy
     EXPECT_EQ(dmma_stream_k_tiles(1056, 132, 257), 0);    // eight full rounds
-    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 16), 0);       // 1024 x 1024 x 256: shares of 7
+    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 16), 0);       // 1024 x 1024 x 256: 128 shares of 8 save 8
     EXPECT_EQ(dmma_stream_k_tiles(64, 132, 30), 0);       // ... x 480: shares of 14 save only 16
     EXPECT_EQ(dmma_stream_k_tiles(8, 132, 500), 8);       // 8 tiles of 500 slabs: shares of 30
     EXPECT_EQ(dmma_stream_k_tiles(1, 132, 7), 0);         // one small tile
     EXPECT_EQ(dmma_stream_k_tiles(0, 132, 7), 0);
     EXPECT_EQ(dmma_stream_k_tiles(10, 0, 64), 0);
+    // A single round too short for shares of 8 on every block: on fewer, at least 2 a tile.
+    using gemmkit::dgemm::dmma_stream_k_blocks;
+    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 512), 1);       // 64 x 64 x 8192: one tile on one SM before
+    EXPECT_EQ(dmma_stream_k_blocks(1, 132, 512), 64);
+    EXPECT_EQ(dmma_stream_k_tiles(16, 132, 32), 16);      // 512^3: 16 tiles on 16 SMs before
+    EXPECT_EQ(dmma_stream_k_blocks(16, 132, 32), 64);
+    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 31), 0);        // 3 shares of 10 would save 21
+    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 15), 0);        // not 2 shares of 8
+    EXPECT_EQ(dmma_stream_k_blocks(264, 132, 1), 132);    // after whole rounds: every block
     for (int64_t tiles = 1; tiles <= 400; ++tiles)
         for (int64_t slabs : {1, 7, 8, 9, 32, 100, 1000})
             if (const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs)) {
-                EXPECT_GE(split * slabs, gemmkit::dgemm::kMinDmmaShareSlabs * 132) << tiles << " tiles, " << slabs;
+                const int64_t blocks = dmma_stream_k_blocks(tiles, 132, slabs);
+                EXPECT_GE(split * slabs, gemmkit::dgemm::kMinDmmaShareSlabs * blocks) << tiles << " tiles, " << slabs;
+                EXPECT_TRUE(blocks == 132 || (tiles < 132 && blocks >= 2 * tiles)) << tiles << " tiles, " << slabs;
                 EXPECT_EQ((tiles - split) % 132, 0) << tiles << " tiles: whole rounds before the split";
                 EXPECT_LE(2 * split, 132) << tiles << " tiles: a last round at most half busy";
             }

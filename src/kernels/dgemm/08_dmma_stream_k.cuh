@@ -11,7 +11,8 @@
 // pieces, which left their FP64 sums in a workspace (128 KiB a block), and adds them in a fixed
 // order (along step 12's binary tree, TileSumTree), so the result does not depend on timing.
 // When it splits (stream_k_policy.hpp, with the measurements): a last round at most half busy
-// after fewer than 16 whole rounds. After many rounds step 07's blocks end at staggered times
+// after fewer than 16 whole rounds; a single round too short for shares of 8 slabs on every SM
+// on fewer blocks. After many rounds step 07's blocks end at staggered times
 // and a short last round fills the gaps for free (8192^3: its 4 last tiles cost nothing).
 // Preconditions: as step 07. The workspace (flags and 128 KiB a block, from the library's pool)
 // is allocated and its flags zeroed on the stream before each launch; where no tile is split,
@@ -56,7 +57,8 @@ struct DmmaStreamKPlan {
     int tiles_m;    // tiles down a column of tiles
     int64_t tiles;  // tiles in all
     int slabs;      // K-slabs a tile
-    int shares;     // blocks of the shares' kernel: as many as the SMs hold at once
+    int shares;     // blocks of the shares' kernel: as many as the SMs hold at once, or fewer
+                    // (dmma_stream_k_blocks)
     int split;      // the last tiles shared out along k; 0: step 07 alone
 };
 template <class Cfg>
@@ -67,6 +69,7 @@ DmmaStreamKPlan dmma_stream_k_plan(int64_t m, int64_t n, int64_t k, int sm_count
     plan.slabs = static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);
     plan.shares = sm_count * Cfg::kMinBlocks;
     plan.split = static_cast<int>(dmma_stream_k_tiles(plan.tiles, plan.shares, plan.slabs));
+    if (plan.split > 0) plan.shares = static_cast<int>(dmma_stream_k_blocks(plan.tiles, plan.shares, plan.slabs));
     return plan;
 }
 

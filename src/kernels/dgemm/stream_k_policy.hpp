@@ -18,16 +18,28 @@ namespace gemmkit::dgemm {
 //   with 68 blocks idle: 82% against 54%; 2048^3 (shares of 120 slabs instead of 128) lost 4%.
 // So step 08 splits a last round at most half busy after fewer than kMaxDmmaRounds whole
 // rounds, in shares of kMinDmmaShareSlabs slabs at least that save kMinDmmaGainSlabs a block.
+// A single round too short to give every block that many is shared out over as many blocks as
+// it can, at least two a tile (the others exit at once): 64 x 64 x 8192 was one tile of 512
+// slabs on one SM (2.5% of cuBLAS), and 512^3 16 tiles on 16 SMs (30%).
 inline constexpr int kMaxDmmaRounds = 16;
 inline constexpr int kMinDmmaShareSlabs = 8;
 inline constexpr int kMinDmmaGainSlabs = 24;
 
-// How many of `tiles` tiles (the last ones) to share out along k among `blocks` blocks, with
-// `slabs` K-slabs a tile; 0 for none.
+// The blocks that share out the last round of `tiles` tiles of `slabs` K-slabs: all `blocks`,
+// or, in a single round whose slabs cannot give each of them kMinDmmaShareSlabs, as many as
+// they can.
+inline int64_t dmma_stream_k_blocks(int64_t tiles, int64_t blocks, int64_t slabs) {
+    const int64_t fit = tiles % blocks * slabs / kMinDmmaShareSlabs;
+    return tiles < blocks && fit < blocks ? fit : blocks;
+}
+
+// How many of `tiles` tiles (the last ones) to share out along k among `blocks` blocks (or the
+// fewer of dmma_stream_k_blocks), with `slabs` K-slabs a tile; 0 for none.
 inline int64_t dmma_stream_k_tiles(int64_t tiles, int64_t blocks, int64_t slabs) {
     if (tiles <= 0 || blocks <= 0 || slabs <= 0) return 0;
-    const int64_t rest = tiles % blocks, share = rest * slabs / blocks;  // slabs a block, rounded down
-    if (2 * rest > blocks || tiles / blocks >= kMaxDmmaRounds) return 0;
+    const int64_t rest = tiles % blocks, used = dmma_stream_k_blocks(tiles, blocks, slabs);
+    if (2 * rest > blocks || tiles / blocks >= kMaxDmmaRounds || used < 2 * rest) return 0;
+    const int64_t share = rest * slabs / used;  // slabs a block, rounded down
     return share >= kMinDmmaShareSlabs && slabs - share >= kMinDmmaGainSlabs ? rest : 0;
 }
 
