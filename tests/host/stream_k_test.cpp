@@ -203,6 +203,30 @@ TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
             }
 }
 
+// FP64 step 09's 64 x 64 tiles against step 08's 128 x 128 ones on 132 SMs (3 small blocks an
+// SM): what H100 runs measured (NN, % of cuBLAS, 08 -> 09).
+TEST(StreamK, Fp64SmallTilesServeShortSingleRounds) {
+    using namespace gemmkit::dgemm;
+    auto small_pays = [](int64_t m, int64_t n, int64_t k) {
+        const int64_t tiles = (m + 127) / 128 * ((n + 127) / 128), slabs = (k + 15) / 16;
+        const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs);
+        const int64_t blocks = split > 0 ? dmma_stream_k_blocks(tiles, 132, slabs) : 132;
+        return dmma_small_tiles_pay(tiles, slabs, split, blocks, (m + 63) / 64 * ((n + 63) / 64), 3 * 132);
+    };
+    EXPECT_TRUE(small_pays(256, 256, 256));      // 4 tiles whole: 30 -> 61
+    EXPECT_TRUE(small_pays(512, 512, 512));      // 16 tiles in shares of 8: 54 -> 77
+    EXPECT_TRUE(small_pays(768, 768, 768));      // shares of 14: 79 -> 84 (TN 75 -> 84)
+    EXPECT_FALSE(small_pays(1024, 1024, 1024));  // shares of 32: 82 -> 86, but...
+    EXPECT_FALSE(small_pays(256, 256, 16384));   // ...also 32: 79 -> 69
+    EXPECT_TRUE(small_pays(256, 256, 2048));     // 51 -> 78
+    EXPECT_TRUE(small_pays(64, 64, 8192));       // 36 -> 67
+    EXPECT_TRUE(small_pays(300, 500, 700));      // 51 -> 75
+    EXPECT_FALSE(small_pays(1024, 1024, 4096));  // shares of 124: 99 -> 85
+    EXPECT_FALSE(small_pays(1024, 1024, 2048));  // shares of 62
+    EXPECT_FALSE(small_pays(1280, 1280, 1280));  // 400 small tiles for 396 blocks: 92 -> 83
+    EXPECT_FALSE(small_pays(4096, 4096, 4096));  // a full round of large tiles
+}
+
 // Runs the schedule of every cluster and checks what the kernels rely on.
 void check_schedule(int pairs, int clusters, int slabs, int split_pairs) {
     SCOPED_TRACE(testing::Message() << pairs << " pairs, " << clusters << " clusters, " << slabs << " slabs, "

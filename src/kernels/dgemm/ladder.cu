@@ -1,4 +1,4 @@
-// Registry rows of the FP64 ladder: CUDA-core steps 01-06, tensor-core (DMMA) steps 07-08.
+// Registry rows of the FP64 ladder: CUDA-core steps 01-06, tensor-core (DMMA) steps 07-09.
 #include "kernels/dgemm/01_unroll_prefetch.cuh"
 #include "kernels/dgemm/02_double_buffer.cuh"
 #include "kernels/dgemm/03_vector_smem.cuh"
@@ -7,6 +7,7 @@
 #include "kernels/dgemm/06_async_ring.cuh"
 #include "kernels/dgemm/07_dmma.cuh"
 #include "kernels/dgemm/08_dmma_stream_k.cuh"
+#include "kernels/dgemm/09_sized_tiles.cuh"
 
 #include "kernels/dgemm/registry_rows.hpp"
 
@@ -24,9 +25,9 @@ constexpr const char* kEdgeFastPath =
 constexpr const char* kAsyncRingFastPath =
     "all ops, any size and alignment: 16-byte cp.async chunks along m (n) when A and B are 16-byte aligned with "
     "lda, ldb even, else 8-byte copies; k-contiguous operands always in 8-byte copies; C as step 05";
-// Steps 07-08 with 8-byte cp.async copies (4097^3: 50.9 and 53.4 TFLOP/s, 128% and 135% of
+// Steps 07-09 with 8-byte cp.async copies (4097^3: 50.9 and 53.4 TFLOP/s, 128% and 135% of
 // cuBLAS) beat every other FP64 row, so they declare any alignment full speed and `auto` takes
-// step 08 on sm_90 for all.
+// the last of them on sm_90 for all.
 constexpr const char* kDmmaFastPath =
     "all ops, any size and alignment run DMMA: 16-byte cp.async chunks when A and B are 16-byte aligned with "
     "lda, ldb even, else 8-byte cp.async copies; C likewise for 16-byte stores";
@@ -68,6 +69,12 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          "step 07 for the whole rounds of tiles; a short, mostly idle last round shared out along k among one "
          "block an SM (stream-K), each tile's last piece adding the earlier pieces' FP64 sums from a workspace",
          kDmmaFastPath, kAllOps, 8, tile_of<DmmaStreamKCfg>(), supports_f64, launch_dmma_stream_k<DmmaStreamKCfg>,
+         entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>, DmmaStreamKCfg::kSmemBytes},
+        {"dgemm.09_sized_tiles", 9, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
+         "step 08 on 64x64 tiles (4 warps of 32x32, up to 3 blocks an SM) where 128x128 tiles would be fewer "
+         "than the SMs and step 08's shares short; step 08 elsewhere (its tiles and resources below)",
+         kDmmaFastPath, kAllOps, 8, tile_of<DmmaStreamKCfg>(), supports_f64,
+         launch_dmma_sized<DmmaStreamKCfg, DmmaSmallCfg>,
          entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>, DmmaStreamKCfg::kSmemBytes},
     };
     table->insert(table->end(), std::begin(rows), std::end(rows));

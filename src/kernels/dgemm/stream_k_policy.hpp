@@ -43,6 +43,25 @@ inline int64_t dmma_stream_k_tiles(int64_t tiles, int64_t blocks, int64_t slabs)
     return share >= kMinDmmaShareSlabs && slabs - share >= kMinDmmaGainSlabs ? rest : 0;
 }
 
+// FP64 step 09: whether 64 x 64 tiles (`small_tiles`, at most `small_blocks` blocks at once)
+// serve a problem better than step 08's 128 x 128 ones (`tiles` of `slabs` slabs, `split` of them
+// shared out over `blocks`; step 08's plan). Where the large tiles fill a round, or the small ones
+// need more than one, the large ones; else the small ones where step 08's busiest block runs
+// fewer than kMaxSmallDmmaSlabs slabs (a 64 x 64 tile reads 4/3 the fragments a DMMA and reuses
+// its operands half as much, so against long shares the large tiles win). Measured on the H100
+// (NN / TN, % of cuBLAS, step 08 -> 09): 384^3 (whole tiles of 24 slabs) 33 -> 69 / 30 -> 62,
+// 512^3 (shares of 8) 53 -> 75 / 50 -> 74, 768^3 (14) 79 -> 84 / 75 -> 84, 64x64x8192 (8)
+// 36 -> 67; with shares of 32, 1024^3 82 -> 86 / 75 -> 86 and 128x128x65536 75 -> 88, but
+// 256x256x16384 79 -> 69 / 72 -> 67; with shares of 124, 1024x1024x4096 99 -> 85; 1280^3 (400
+// small tiles for 396 blocks) 92 -> 83. The line is drawn below 32, where no shape lost.
+inline constexpr int kMaxSmallDmmaSlabs = 32;
+inline bool dmma_small_tiles_pay(int64_t tiles, int64_t slabs, int64_t split, int64_t blocks, int64_t small_tiles,
+                                 int64_t small_blocks) {
+    if (tiles >= blocks || small_tiles > small_blocks || blocks <= 0) return false;
+    const int64_t busiest = split > 0 ? (split * slabs + blocks - 1) / blocks : slabs;
+    return busiest < kMaxSmallDmmaSlabs;
+}
+
 // The same for step 08's own tiles on an m x n x k problem, on a GPU of `sm_count` SMs: the
 // launcher's plan (dmma_stream_k_plan, 08_dmma_stream_k.cuh), for the tests.
 int64_t dmma_stream_k_tiles_of(int64_t m, int64_t n, int64_t k, int64_t sm_count);

@@ -1,0 +1,41 @@
+// dgemm.09_sized_tiles — step 08 on tiles sized to the problem: 64 x 64 blocks where 128 x 128
+// tiles do not fill one round of the SMs.
+//
+// Changed from 08: a block a 128 x 128 tile leaves most of the machine idle on small problems
+// (512^3: 16 tiles for 132 SMs), and stream-K can win back only part of that along k, at a
+// partial-sum round trip a piece. Here such problems (dmma_small_tiles_pay, stream_k_policy.hpp:
+// fewer large tiles than SMs, small ones in one round, short shares) run on 64 x 64 tiles:
+// 4 warps of 32 x 32 (2 x 4 DMMA tiles of 16 x 8 a warp, 32 accumulator doubles a thread), the
+// same 4-stage ring of 16-k slabs (64 KiB), up to 3 blocks an SM. The kernels are step 07's
+// and step 08's, on another configuration; step 08's plan (stream_k_policy.hpp) decides whether
+// the 64 x 64 tiles are shared out along k, over as many blocks as the SMs hold at once.
+// Elsewhere this is step 08: 128 x 128 tiles keep their twice higher operand reuse.
+// Measured (H100, NN, % of cublasDgemm, step 08 -> 09): 256^3 30 -> 61, 384^3 31 -> 66, 512^3
+// 54 -> 77, 640^3 60 -> 73, 768^3 79 -> 84, 128x128x4096 46 -> 80, 64x64x8192 36 -> 67.
+// Preconditions: as step 08.
+#pragma once
+
+#include "kernels/dgemm/08_dmma_stream_k.cuh"
+
+namespace gemmkit::dgemm {
+
+using DmmaSmallCfg = DmmaTileCfg<64, 64, 32, 32, 4, 3>;
+
+// Whether step 09 takes its 64 x 64 tiles (dmma_small_tiles_pay, with step 08's plans of both).
+template <class Cfg, class SmallCfg>
+bool small_dmma_tiles_serve(int64_t m, int64_t n, int64_t k, int sm_count) {
+    const DmmaStreamKPlan large = dmma_stream_k_plan<Cfg>(m, n, k, sm_count);
+    const DmmaStreamKPlan small = dmma_stream_k_plan<SmallCfg>(m, n, k, sm_count);
+    return dmma_small_tiles_pay(large.tiles, large.slabs, large.split, large.shares, small.tiles,
+                                int64_t{sm_count} * SmallCfg::kMinBlocks);
+}
+
+template <class Cfg, class SmallCfg>
+cudaError_t launch_dmma_sized(const Problem& p, cudaStream_t stream) {
+    DeviceState dev;  // SM count, cached per device
+    if (current_device(&dev) == GEMMKIT_SUCCESS && small_dmma_tiles_serve<Cfg, SmallCfg>(p.m, p.n, p.k, dev.sm_count))
+        return launch_dmma_stream_k<SmallCfg>(p, stream);
+    return launch_dmma_stream_k<Cfg>(p, stream);
+}
+
+}  // namespace gemmkit::dgemm
