@@ -82,9 +82,13 @@ TEST(StreamK, ShortSingleRoundsAreSharedOverFewerClusters) {
     expect_plan(1, 132, 256, 0.125, 1, 64);   // 64 x 64 x 16384: 64 pieces, 64% less time
     expect_plan(4, 132, 128, 0.125, 4, 128);  // 128 x 128 x 8192: 32 pieces a tile, 39% less
     expect_plan(2, 132, 128, 0.125, 2, 64);   // 64 x 128 x 8192: 41% less
-    expect_plan(8, 132, 64, 0.125, 0, 0);     // 128 x 256 x 4096: saves 7.5 of 15 (measured 8% less split)
+    expect_plan(8, 132, 64, 0.125, 8, 128);   // 128 x 256 x 4096: 8% less (slabs at 0.3 of 128 x 256's)
+    expect_plan(1, 132, 64, 0.125, 1, 16);    // 64 x 64 x 4096: 17% less
+    expect_plan(1, 132, 32, 0.125, 0, 0);     // 64 x 64 x 2048: split, 23% more
+    expect_plan(4, 66, 32, 0.25, 0, 0);       // 256 x 256 x 2048 on 128 x 64 pairs: the same
     expect_plan(1, 66, 64, 1.0, 1, 16);       // 256 x 256 x 4096 on 128 x 256 pairs: saves 60
     expect_plan(16, 66, 16, 1.0, 0, 0);       // 1024^3: 64 shares of 4 would save 12
+    expect_plan(1, 66, 16, 1.0, 0, 0);        // 256 x 256 x 1024: 4 shares save 12 (measured 17% more)
     expect_plan(1, 66, 7, 1.0, 0, 0);         // fewer than 2 shares of 4
     expect_plan(100, 66, 2, 1.0, 0, 0);       // after a whole round: every cluster or none
 }

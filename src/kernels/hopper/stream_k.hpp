@@ -51,13 +51,18 @@ namespace gemmkit::hopper {
 //    is charged the 15 slabs alone: on the H100 (16-bit, 64 x 64 tiles, against whole tiles)
 //    64 x 64 x 16384 (one tile in 64 pieces) took 64% less time, 128 x 128 x 8192 and
 //    64 x 128 x 8192 (128 slabs, 32 pieces a tile) 39-41% less, where the per-piece cost would
-//    have kept them whole; 128 x 256 x 4096 (64 slabs, saves 7.5) ran 8% faster, but stays
-//    whole by this cost.
+//    have kept them whole. There a slab is also counted as at least kFewerSlabScale of a
+//    128 x 256 one: with a few CTAs running, a small tile's slab waits on latency, not on the
+//    tensor cores (64 x 64 slabs took 0.19-0.3 us against 0.63 us for 128 x 256). A second run
+//    (fixed cost 5 against 15) found the split faster wherever tiles had 64 slabs or more
+//    (16-bit 64 x 64 x 4096 -17%, 128 x 128 x 4096 -12%, 128 x 256 x 4096 -8%; TF32 at k = 2048
+//    -19 to -35%) and slower with 32 (16-bit k = 2048, +23 to +33%) or 16 (256 x 256 x 1024
+//    on 128 x 256 pairs, +17%); the floor splits the first and not the others.
 // The cost is in slabs of a 128 x 256 tile (as long for TF32's slabs of 32 k as for 16-bit's of
 // 64). `tile_scale` is a CTA tile's area against 128 x 256: its slabs' time and its partial
 // sums scale with it; the rest of a split's cost (a prologue, an epilogue, waits) does not.
 inline constexpr int kMinShareSlabs = 4;
-inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4;
+inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4, kFewerSlabScale = 0.3;
 
 // The plan: the last `split_pairs` pair-tiles (0: none) are cut along k into `clusters` equal
 // shares of `share` slabs (in the tile's own slabs), at a cost of `cost` (in slabs of a
@@ -78,7 +83,8 @@ inline StreamKPlan stream_k_plan(int64_t pairs, int64_t clusters, int64_t slabs,
     const double share = static_cast<double>(rest * slabs) / used;
     const double pieces = static_cast<double>(used) / rest;  // a split tile's, about
     const double cost = kSplitCostSlabs + (fewer ? 0.0 : kPieceCostSlabs * pieces * tile_scale);
-    if ((slabs - share) * tile_scale <= cost) return {};
+    const double slab_scale = fewer && tile_scale < kFewerSlabScale ? kFewerSlabScale : tile_scale;
+    if ((slabs - share) * slab_scale <= cost) return {};
     return {rest, used, share, cost};
 }
 
