@@ -140,12 +140,23 @@ constexpr ShapeSpec kDeferredShapes[] = {{"2304x2304x136", 2304, 2304, 136, 0, 0
 // along k, in both types).
 constexpr ShapeSpec kMidTilesCutShape = {"1590x2410x3000", 1590, 2410, 3000, 0, 0};
 constexpr ShapeSpec kMicroTilesCutShape = {"200x250x12000", 200, 250, 12000, 0, 0};
+// FP64 step 09 runs a C of at most 64 columns (rows) on tiles of 128 x 16, 32 or 64 (and 16, 32 or
+// 64 x 128; dmma_narrow_tile), cut along k: 1000x16x3000 and 13x2000x2000 on the 16-wide ones,
+// 2000x30x1000 (odd ld and offset: 8-byte copies) and 30x1500x1400 on the 32-wide ones,
+// 1000x40x8192 and 40x1000x8192 on the 64-wide ones (where 64 x 64 tiles do not serve). The
+// Hopper rows run them on 64 x 64 tiles.
 constexpr ShapeSpec kSizedTileShapes[] = {
     {"1280x1200x300", 1280, 1200, 300, 0, 0},
     {"1500x1530x200", 1500, 1530, 200, 0, 0},
     {"1500x1530x3072", 1500, 1530, 3072, 0, 0},
     kMidTilesCutShape,
     kMicroTilesCutShape,
+    {"1000x16x3000", 1000, 16, 3000, 0, 0},
+    {"13x2000x2000", 13, 2000, 2000, 0, 0},
+    {"2000x30x1000_off1_ld3", 2000, 30, 1000, 3, 1},
+    {"30x1500x1400", 30, 1500, 1400, 0, 0},
+    {"1000x40x8192", 1000, 40, 8192, 0, 0},
+    {"40x1000x8192", 40, 1000, 8192, 0, 0},
 };
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32

@@ -207,16 +207,19 @@ TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
             }
 }
 
-// FP64 step 09's 64 x 64 tiles against step 08's 128 x 128 ones on 132 SMs (3 small blocks an
-// SM): what H100 runs measured (NN, % of cuBLAS, 08 -> 09).
-TEST(StreamK, Fp64SmallTilesServeShortSingleRounds) {
+// Whether FP64 step 09 takes its 64 x 64 tiles on m x n x k on 132 SMs (3 small blocks an SM),
+// from step 08's plan, as the launcher asks.
+bool small_pays(int64_t m, int64_t n, int64_t k) {
     using namespace gemmkit::dgemm;
-    auto small_pays = [](int64_t m, int64_t n, int64_t k) {
-        const int64_t tiles = (m + 127) / 128 * ((n + 127) / 128), slabs = (k + 15) / 16;
-        const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs);
-        const int64_t blocks = split > 0 ? dmma_stream_k_blocks(tiles, 132, slabs) : 132;
-        return dmma_small_tiles_pay(tiles, slabs, split, blocks, (m + 63) / 64 * ((n + 63) / 64), 3 * 132);
-    };
+    const int64_t tiles = (m + 127) / 128 * ((n + 127) / 128), slabs = (k + 15) / 16;
+    const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs);
+    const int64_t blocks = split > 0 ? dmma_stream_k_blocks(tiles, 132, slabs) : 132;
+    return dmma_small_tiles_pay(tiles, slabs, split, blocks, (m + 63) / 64 * ((n + 63) / 64), 3 * 132);
+}
+
+// FP64 step 09's 64 x 64 tiles against step 08's 128 x 128 ones: what H100 runs measured (NN,
+// % of cuBLAS, 08 -> 09).
+TEST(StreamK, Fp64SmallTilesServeShortSingleRounds) {
     EXPECT_TRUE(small_pays(256, 256, 256));      // 4 tiles whole: 30 -> 61
     EXPECT_TRUE(small_pays(512, 512, 512));      // 16 tiles in shares of 8: 54 -> 77
     EXPECT_TRUE(small_pays(768, 768, 768));      // shares of 14: 79 -> 84 (TN 75 -> 84)
@@ -229,6 +232,33 @@ TEST(StreamK, Fp64SmallTilesServeShortSingleRounds) {
     EXPECT_FALSE(small_pays(1024, 1024, 2048));  // shares of 62
     EXPECT_FALSE(small_pays(1280, 1280, 1280));  // 400 small tiles for 396 blocks: 92 -> 83
     EXPECT_FALSE(small_pays(4096, 4096, 4096));  // a full round of large tiles
+}
+
+// FP64 step 09's tiles for a C of few columns or rows: the smaller side rounded up to 16, 32 or
+// 64; 64 only where the 64 x 64 tiles do not serve (H100 runs, NN, % of cuBLAS, without -> with).
+TEST(StreamK, Fp64NarrowTilesFollowTheNarrowSide) {
+    using namespace gemmkit::dgemm;
+    using enum DmmaNarrowTile;
+    auto tile = [](int64_t m, int64_t n, int64_t k) { return dmma_narrow_tile(m, n, small_pays(m, n, k)); };
+    EXPECT_EQ(tile(4096, 16, 4096), kCols16);   // 66 -> 95
+    EXPECT_EQ(tile(4096, 1, 4096), kCols16);    // 58 -> 83
+    EXPECT_EQ(tile(1024, 16, 1024), kCols16);   // 74 -> 82
+    EXPECT_EQ(tile(4096, 17, 4096), kCols32);
+    EXPECT_EQ(tile(4096, 32, 4096), kCols32);   // 67 -> 93
+    EXPECT_EQ(tile(4096, 64, 4096), kCols64);   // 70 -> 88: 128 x 128 tiles there
+    EXPECT_EQ(tile(16, 4096, 4096), kRows16);   // 67 -> 92
+    EXPECT_EQ(tile(32, 4096, 4096), kRows32);
+    EXPECT_EQ(tile(64, 4096, 4096), kRows64);   // 66 -> 82
+    EXPECT_EQ(tile(16, 16, 100000), kCols16);   // a tie takes columns
+    EXPECT_EQ(tile(1024, 64, 1024), kNone);     // 64 x 64 tiles serve: 81, against 59 on 128 x 64
+    EXPECT_EQ(tile(512, 64, 4096), kNone);      // 80 against 70
+    EXPECT_EQ(tile(64, 64, 8192), kNone);       // 67 against 49
+    EXPECT_EQ(tile(4096, 65, 4096), kNone);     // past 64: the other tiles
+    EXPECT_EQ(tile(65, 4096, 4096), kNone);
+    EXPECT_EQ(tile(4096, 4096, 4096), kNone);
+    EXPECT_EQ(dmma_narrow_tile(1000, 40, false), kCols64);  // the GPU suite's 1000x40x8192
+    EXPECT_EQ(dmma_narrow_tile(40, 1000, false), kRows64);
+    EXPECT_FALSE(small_pays(1000, 40, 8192));
 }
 
 // Runs the schedule of every cluster and checks what the kernels rely on.

@@ -1,5 +1,6 @@
 // dgemm.09_sized_tiles — step 08 on tiles sized to the problem: 64 x 64 blocks where 128 x 128
-// tiles do not fill one round of the SMs.
+// tiles do not fill one round of the SMs, and tiles as narrow as C where C has few columns or
+// rows.
 //
 // Changed from 08: a block a 128 x 128 tile leaves most of the machine idle on small problems
 // (512^3: 16 tiles for 132 SMs), and stream-K can win back only part of that along k, at a
@@ -9,9 +10,14 @@
 // same 4-stage ring of 16-k slabs (64 KiB), up to 3 blocks an SM. The kernels are step 07's
 // and step 08's, on another configuration; step 08's plan (stream_k_policy.hpp) decides whether
 // the 64 x 64 tiles are shared out along k, over as many blocks as the SMs hold at once.
+// A C of at most 64 columns (rows), a matrix times a few vectors, runs on tiles of 128 rows
+// (columns) and 16, 32 or 64 columns (rows) instead (dmma_narrow_tile): a 128 x 128 tile at
+// n = 16 spent 7/8 of its DMMAs past C's edge. Such a problem waits on its long operand, so these
+// tiles run as many blocks an SM as their rings allow, with step 08's plan along k.
 // Elsewhere this is step 08: 128 x 128 tiles keep their twice higher operand reuse.
 // Measured (H100, NN, % of cublasDgemm, step 08 -> 09): 256^3 30 -> 61, 384^3 31 -> 66, 512^3
-// 54 -> 77, 640^3 60 -> 73, 768^3 79 -> 84, 128x128x4096 46 -> 80, 64x64x8192 36 -> 67.
+// 54 -> 77, 640^3 60 -> 73, 768^3 79 -> 84, 128x128x4096 46 -> 80, 64x64x8192 36 -> 67; without
+// -> with the narrow tiles: 4096x16x4096 66 -> 95, 16x4096x4096 67 -> 92, 4096x64x4096 70 -> 88.
 // Preconditions: as step 08.
 #pragma once
 
@@ -20,6 +26,15 @@
 namespace gemmkit::dgemm {
 
 using DmmaSmallCfg = DmmaTileCfg<64, 64, 32, 32, 4, 3>;
+
+// Tiles for a C of few columns (Cols) or rows (Rows), dmma_narrow_tile: 4 warps, as many blocks
+// an SM as the ring allows (the long operand's slabs in flight are what such a problem waits on).
+using DmmaCols16Cfg = DmmaTileCfg<128, 16, 32, 16, 4, 3>;
+using DmmaCols32Cfg = DmmaTileCfg<128, 32, 32, 32, 4, 2>;
+using DmmaCols64Cfg = DmmaTileCfg<128, 64, 64, 32, 4, 2>;
+using DmmaRows16Cfg = DmmaTileCfg<16, 128, 16, 32, 4, 3>;
+using DmmaRows32Cfg = DmmaTileCfg<32, 128, 32, 32, 4, 2>;
+using DmmaRows64Cfg = DmmaTileCfg<64, 128, 64, 32, 4, 2>;
 
 // Whether step 09 takes its 64 x 64 tiles (dmma_small_tiles_pay, with step 08's plans of both).
 template <class Cfg, class SmallCfg>
@@ -33,9 +48,18 @@ bool small_dmma_tiles_serve(int64_t m, int64_t n, int64_t k, int sm_count) {
 template <class Cfg, class SmallCfg>
 cudaError_t launch_dmma_sized(const Problem& p, cudaStream_t stream) {
     DeviceState dev;  // SM count, cached per device
-    if (current_device(&dev) == GEMMKIT_SUCCESS && small_dmma_tiles_serve<Cfg, SmallCfg>(p.m, p.n, p.k, dev.sm_count))
-        return launch_dmma_stream_k<SmallCfg>(p, stream);
-    return launch_dmma_stream_k<Cfg>(p, stream);
+    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma_stream_k<Cfg>(p, stream);  // its error then
+    const bool small = small_dmma_tiles_serve<Cfg, SmallCfg>(p.m, p.n, p.k, dev.sm_count);
+    switch (dmma_narrow_tile(p.m, p.n, small)) {
+        case DmmaNarrowTile::kCols16: return launch_dmma_stream_k<DmmaCols16Cfg>(p, stream);
+        case DmmaNarrowTile::kCols32: return launch_dmma_stream_k<DmmaCols32Cfg>(p, stream);
+        case DmmaNarrowTile::kCols64: return launch_dmma_stream_k<DmmaCols64Cfg>(p, stream);
+        case DmmaNarrowTile::kRows16: return launch_dmma_stream_k<DmmaRows16Cfg>(p, stream);
+        case DmmaNarrowTile::kRows32: return launch_dmma_stream_k<DmmaRows32Cfg>(p, stream);
+        case DmmaNarrowTile::kRows64: return launch_dmma_stream_k<DmmaRows64Cfg>(p, stream);
+        case DmmaNarrowTile::kNone: break;
+    }
+    return small ? launch_dmma_stream_k<SmallCfg>(p, stream) : launch_dmma_stream_k<Cfg>(p, stream);
 }
 
 }  // namespace gemmkit::dgemm

@@ -72,7 +72,8 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>, DmmaStreamKCfg::kSmemBytes},
         {"dgemm.09_sized_tiles", 9, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
          "step 08 on 64x64 tiles (4 warps of 32x32, up to 3 blocks an SM) where 128x128 tiles would be fewer "
-         "than the SMs and step 08's shares short; step 08 elsewhere (its tiles and resources below)",
+         "than the SMs and step 08's shares short, on 128x16/32/64 (16/32/64x128) tiles where C has at most 64 "
+         "columns (rows); step 08 elsewhere (its tiles and resources below)",
          kDmmaFastPath, kAllOps, 8, tile_of<DmmaStreamKCfg>(), supports_f64,
          launch_dmma_sized<DmmaStreamKCfg, DmmaSmallCfg>,
          entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>, DmmaStreamKCfg::kSmemBytes},

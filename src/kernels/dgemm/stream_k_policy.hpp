@@ -62,6 +62,28 @@ inline bool dmma_small_tiles_pay(int64_t tiles, int64_t slabs, int64_t split, in
     return busiest < kMaxSmallDmmaSlabs;
 }
 
+// FP64 step 09 on a C of few columns or rows (a matrix times a few vectors, 4096 x 16 x 4096):
+// tiles as narrow as C, so that the DMMAs stay inside C and the long operand streams through the
+// SMs once. Step 08's 128 x 128 tiles ran 7/8 of their DMMAs past C's edge at n = 16, and its
+// ring copied 8 times the slabs of B that C needs. The tile: 128 rows and C's columns rounded
+// up to 16, 32 or 64 where n <= m (kCols), else the same with rows and columns swapped (kRows);
+// kNone past 64. 64 only where step 09's 64 x 64 tiles do not serve (`small_tiles_serve`):
+// those are as narrow, in more tiles. Measured on the H100 (NN / TN, % of cuBLAS, without ->
+// with): 4096 x 16 x 4096 66 -> 95 / 59 -> 92, 4096 x 32 x 4096 67 -> 93 / 60 -> 89,
+// 16 x 4096 x 4096 67 -> 92 / 59 -> 91, 14336 x 16 x 4096 56 -> 93 / 49 -> 90, 4096 x 1 x 4096
+// 58 -> 83 / 50 -> 79, 1024 x 16 x 1024 74 -> 82; with 64 columns, 4096 x 64 x 4096 70 -> 88 /
+// 63 -> 85, 64 x 4096 x 4096 66 -> 82, but where 64 x 64 tiles served, 128 x 64 ones lost:
+// 1024 x 64 x 1024 81 -> 59, 512 x 64 x 4096 80 -> 70, 64 x 64 x 8192 67 -> 49.
+enum class DmmaNarrowTile { kNone, kCols16, kCols32, kCols64, kRows16, kRows32, kRows64 };
+inline DmmaNarrowTile dmma_narrow_tile(int64_t m, int64_t n, bool small_tiles_serve) {
+    using enum DmmaNarrowTile;
+    const int64_t side = n <= m ? n : m;
+    if (side > 64 || (side > 32 && small_tiles_serve)) return kNone;
+    const int width = side <= 16 ? 16 : side <= 32 ? 32 : 64;
+    if (n <= m) return width == 16 ? kCols16 : width == 32 ? kCols32 : kCols64;
+    return width == 16 ? kRows16 : width == 32 ? kRows32 : kRows64;
+}
+
 // The same for step 08's own tiles on an m x n x k problem, on a GPU of `sm_count` SMs: the
 // launcher's plan (dmma_stream_k_plan, 08_dmma_stream_k.cuh), for the tests.
 int64_t dmma_stream_k_tiles_of(int64_t m, int64_t n, int64_t k, int64_t sm_count);
