@@ -414,6 +414,23 @@ TEST(ParseOptions, CTypeReadsSameAndF32) {
     EXPECT_FALSE(same.opt.c_f32);
 }
 
+TEST(ParseOptions, L2FlushWritesUnlessAskedToRead) {
+    EXPECT_FALSE(parse({"bench"}).opt.flush_by_reading);
+    const Parsed read = parse({"bench", "--l2-flush", "read"});
+    ASSERT_TRUE(read.ok) << read.err;
+    EXPECT_TRUE(read.opt.flush_by_reading);
+    const Parsed write = parse({"tune", "--l2-flush", "read", "--l2-flush", "write"});  // the last one wins
+    ASSERT_TRUE(write.ok) << write.err;
+    EXPECT_FALSE(write.opt.flush_by_reading);
+    for (const char* bad : {"memset", "Read", "", "read,write"}) {
+        const Parsed r = parse({"bench", "--l2-flush", bad});
+        EXPECT_FALSE(r.ok) << bad;
+        EXPECT_TRUE(contains(r.err, "--l2-flush")) << bad;
+        EXPECT_TRUE(contains(r.err, std::string("'") + bad + "'")) << bad << ": " << r.err;
+    }
+    EXPECT_FALSE(parse({"bench", "--l2-flush"}).ok);
+}
+
 TEST(ParseOptions, BadCTypeIsAnErrorNamingTheOptionAndValue) {
     for (const char* bad : {"f16", "F32", "", "same,f32"}) {
         const Parsed r = parse({"bench", "--c-type", bad});

@@ -4,14 +4,24 @@
 #include <stdexcept>
 
 #include "common/check.hpp"
+#include "l2_flush.hpp"
 #include "nvtx_range.hpp"
 
 namespace gemmkit::cli {
 
-L2Flusher::L2Flusher(size_t l2_bytes) : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)) {}
+L2Flusher::L2Flusher(size_t l2_bytes, bool by_reading)
+    : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)), by_reading_(by_reading) {
+    CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.size()));
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+}
 
 void L2Flusher::flush(cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, buffer_.size(), stream));
+    if (by_reading_)
+        CUDA_CHECK(read_buffer_through_l2(buffer_.data(), buffer_.size() / 16 * 16, sink_.data(), sm_count_, stream));
+    else
+        CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, buffer_.size(), stream));
 }
 
 Timing summarize(std::vector<double> samples_ms) {

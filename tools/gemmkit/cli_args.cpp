@@ -183,6 +183,11 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
             if (!ok) *err = arg + " = '" + value + "': use same (C of A/B's type) or f32";
             o.c_f32 = value == "f32";
         }
+        else if (arg == "--l2-flush") {
+            ok = value == "write" || value == "read";
+            if (!ok) *err = arg + " = '" + value + "': use write (a memset) or read (loads only)";
+            o.flush_by_reading = value == "read";
+        }
         else if (arg == "--warmup") ok = number(&o.warmup, 0);
         else if (arg == "--iters") ok = number(&o.iters, 1);
         else if (arg == "--max-seconds") ok = number(&o.max_seconds, 0.0);

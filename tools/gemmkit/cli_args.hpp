@@ -51,6 +51,7 @@ struct Options {
     int warmup = 3;                   // --warmup W
     int iters = 20;                   // --iters I (timed repeats of each contender)
     double max_seconds = 3.0;         // --max-seconds: stop repeating a slow kernel after this long
+    bool flush_by_reading = false;    // --l2-flush write|read: how the timers evict the L2 before each call
     uint64_t seed = 2024;             // --seed
     std::string csv, json;            // --csv F, --json F
     std::string write;                // --write F: tune writes its table there

@@ -61,7 +61,7 @@ std::vector<verify::KernelGroup> bench_groups(const std::vector<const KernelInfo
 }
 
 void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan,
-                  const std::vector<verify::KernelGroup>& groups) {
+                  const std::vector<verify::KernelGroup>& groups, const L2Flusher& flusher) {
     std::printf("gemmkit bench — %s\n", analysis::one_line(d).c_str());
     std::printf("memory %d MHz x %d bit, L2 %.0f MiB; FP32 peak %.1f TFLOP/s at %d MHz; commit %s\n",
                 d.mem_clock_khz / 1000, d.bus_width_bits, d.l2_bytes / 1048576.0, peaks.fp32 / 1e12,
@@ -78,8 +78,8 @@ void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, c
         std::printf("peaks for %%peak, TFLOP/s: %s; each type group is timed against cuBLAS with its types\n",
                     other_peaks.c_str());
     std::printf("each kernel verified first; then %d warm-up + up to %d timed calls per contender, interleaved with "
-                "cuBLAS, L2 flushed before each call; alpha = 1, beta = 0\n\n",
-                plan.warmup, plan.iters);
+                "cuBLAS, L2 flushed (%s) before each call; alpha = 1, beta = 0\n\n",
+                plan.warmup, plan.iters, flusher.how());
     std::printf("%-36s %-9s %-3s %6s %6s %6s %9s %9s %9s %8s %8s %7s\n", "kernel", "types", "ops", "m", "n", "k",
                 "min ms", "med ms", "max ms", "TFLOP/s", "%cuBLAS", "%peak");
 }
@@ -163,8 +163,8 @@ int cmd_bench(const Options& o) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
-    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
-    print_header(dev, peaks, plan, groups);
+    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes), o.flush_by_reading);
+    print_header(dev, peaks, plan, groups, flusher);
 
     std::vector<Row> rows;
     int failures = 0;

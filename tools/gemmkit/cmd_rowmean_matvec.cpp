@@ -179,15 +179,16 @@ std::string ratio_text(double x) {
     return buf;
 }
 
-void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan, uint64_t seed) {
+void print_header(const analysis::DeviceInfo& d, const analysis::Peaks& peaks, const TimingPlan& plan, uint64_t seed,
+                  const L2Flusher& flusher) {
     std::printf("gemmkit rowmean-matvec — %s\n", analysis::one_line(d).c_str());
     std::printf("DRAM %.0f GB/s theoretical; CPU reference: %d OpenMP threads, double accumulation; seed %llu; "
                 "commit %s\n",
                 peaks.dram_bandwidth / 1e9, omp_get_max_threads(), static_cast<unsigned long long>(seed),
                 GEMMKIT_GIT_COMMIT);
     std::printf("each version verified on {1,2} and uniform inputs first; then %d warm-up + up to %d timed calls, "
-                "interleaved, L2 flushed before each call; GB/s = minimum traffic / median time\n",
-                plan.warmup, plan.iters);
+                "interleaved, L2 flushed (%s) before each call; GB/s = minimum traffic / median time\n",
+                plan.warmup, plan.iters, flusher.how());
 }
 
 void print_size(const Sizes& s) {
@@ -316,8 +317,8 @@ int cmd_rowmean_matvec(const Options& o) {
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
-    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
-    print_header(dev, peaks, plan, o.seed);
+    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes), o.flush_by_reading);
+    print_header(dev, peaks, plan, o.seed, flusher);
 
     std::vector<Row> all_rows;
     int failures = 0;

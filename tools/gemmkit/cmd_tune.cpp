@@ -170,13 +170,14 @@ int cmd_tune(const Options& o) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
-    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes));
+    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes), o.flush_by_reading);
     const std::vector<tuning::ClassShape>& classes = tuning::class_shapes();
 
     std::printf("gemmkit tune — %s; commit %s\n", analysis::one_line(dev).c_str(), GEMMKIT_GIT_COMMIT);
     std::printf("%zu candidates x %zu shapes of the shape classes, seed %llu; each verified first, then %d warm-up + up to %d "
-                "timed calls per kernel, all candidates and cuBLAS interleaved, L2 flushed before each call\n",
-                kernels.size(), selected_shapes, static_cast<unsigned long long>(o.seed), o.warmup, o.iters);
+                "timed calls per kernel, all candidates and cuBLAS interleaved, L2 flushed (%s) before each call\n",
+                kernels.size(), selected_shapes, static_cast<unsigned long long>(o.seed), o.warmup, o.iters,
+                flusher.how());
     std::printf("candidates:");
     for (const KernelInfo* k : kernels) std::printf(" %s", k->name);
     std::printf("\n\n%-32s %-30s %-32s %8s %8s %-32s %8s %8s\n", "class", "shapes", "winner", "TFLOP/s", "worst%",

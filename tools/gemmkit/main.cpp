@@ -31,6 +31,8 @@ const char kUsage[] =
     "  --warmup W --iters I    untimed and timed calls per contender (default 3, 20)\n"
     "  --max-seconds S         bench: stop repeating a slow kernel after S seconds (default 3);\n"
     "                          tune: after S seconds per candidate\n"
+    "  --l2-flush write|read   bench, tune, rowmean-matvec: evict the L2 before each timed call by a memset\n"
+    "                          of twice its size (default), or by reading that much (no dirty lines left)\n"
     "  --seed S                random inputs' seed (default 2024)\n"
     "  --csv FILE --json FILE  bench (csv also bandwidth, rowmean-matvec): also write the results there\n"
     "  --write FILE            tune: write the winners as a tuning table; profile: keep ncu's report\n"
