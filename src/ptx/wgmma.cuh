@@ -42,6 +42,7 @@ __device__ __forceinline__ void wgmma_wait() {
 }
 
 // PTX has no range syntax for the accumulator operands: they are written out.
+#define GK_WGMMA_D8 "%0, %1, %2, %3, %4, %5, %6, %7"
 #define GK_WGMMA_D32 \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -88,6 +89,7 @@ __device__ __forceinline__ void wgmma_wait() {
 #define GK_WGMMA_IN_N256 "%128", "%129", "%130", "%131", "%132"
 #define GK_WGMMA_IN_N128 "%64", "%65", "%66", "%67", "%68"
 #define GK_WGMMA_IN_N64 "%32", "%33", "%34", "%35", "%36"
+#define GK_WGMMA_IN_N16 "%8", "%9", "%10", "%11", "%12"
 #define GK_WGMMA_IN_N192 "%96", "%97", "%98", "%99", "%100"
 #define GK_WGMMA(...) GK_WGMMA_16BIT(__VA_ARGS__)  // expands the IN lists into five arguments first
 
@@ -111,12 +113,17 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
         GK_WGMMA(64, "f16", GK_WGMMA_D32, GK_WGMMA_IN_N64, GK_WGMMA_F32(d, 0));
     else if constexpr (N == 64)
         GK_WGMMA(64, "bf16", GK_WGMMA_D32, GK_WGMMA_IN_N64, GK_WGMMA_F32(d, 0));
+    else if constexpr (N == 16 && kF16)
+        GK_WGMMA(16, "f16", GK_WGMMA_D8, GK_WGMMA_IN_N16, GK_WGMMA_F8(d, 0));
+    else if constexpr (N == 16)
+        GK_WGMMA(16, "bf16", GK_WGMMA_D8, GK_WGMMA_IN_N16, GK_WGMMA_F8(d, 0));
     else
-        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "instantiated for N = 64, 128, 192 and 256");
+        static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256,
+                      "instantiated for N = 16, 64, 128, 192 and 256");
 }
 
 // One m64nNk8 step with TF32 inputs (FP32 words in memory; the tensor core reads their sign,
-// exponent and top 10 mantissa bits), N = 64, 128, 192 or 256. TF32 has no transpose bits: both operands
+// exponent and top 10 mantissa bits), N = 16, 64, 128, 192 or 256. TF32 has no transpose bits: both operands
 // are K-major. A from shared memory (desc_a), or from registers: a[i] = A(16w + l/4 + 8 (i % 2),
 // l % 4 + 4 (i / 2)) for thread l of warp w, the A fragment of mma.sync m16n8k8 one 16-row slice
 // per warp ("Register Fragments and Shared Memory Matrix Layouts", matrix A, .tf32).
@@ -138,8 +145,11 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], uint64_t des
         GK_WGMMA_TF32(128, GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0) : "l"(desc_a), "l"(desc_b), "r"(acc));
     else if constexpr (N == 64)
         GK_WGMMA_TF32(64, GK_WGMMA_D32, "%32, %33", "%34", GK_WGMMA_F32(d, 0) : "l"(desc_a), "l"(desc_b), "r"(acc));
+    else if constexpr (N == 16)
+        GK_WGMMA_TF32(16, GK_WGMMA_D8, "%8, %9", "%10", GK_WGMMA_F8(d, 0) : "l"(desc_a), "l"(desc_b), "r"(acc));
     else
-        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "instantiated for N = 64, 128, 192 and 256");
+        static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256,
+                      "instantiated for N = 16, 64, 128, 192 and 256");
 }
 
 template <int N>
@@ -160,8 +170,12 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], const uint32
     else if constexpr (N == 64)
         GK_WGMMA_TF32(64, GK_WGMMA_D32, "{%32, %33, %34, %35}, %36", "%37", GK_WGMMA_F32(d, 0)
                       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
+    else if constexpr (N == 16)
+        GK_WGMMA_TF32(16, GK_WGMMA_D8, "{%8, %9, %10, %11}, %12", "%13", GK_WGMMA_F8(d, 0)
+                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(acc));
     else
-        static_assert(N == 64 || N == 128 || N == 192 || N == 256, "instantiated for N = 64, 128, 192 and 256");
+        static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256,
+                      "instantiated for N = 16, 64, 128, 192 and 256");
 }
 
 #undef GK_WGMMA_16BIT

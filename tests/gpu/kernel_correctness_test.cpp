@@ -144,7 +144,9 @@ constexpr ShapeSpec kMicroTilesCutShape = {"200x250x12000", 200, 250, 12000, 0, 
 // 64 x 128; dmma_narrow_tile), cut along k: 1000x16x3000 and 13x2000x2000 on the 16-wide ones,
 // 2000x30x1000 (odd ld and offset: 8-byte copies) and 30x1500x1400 on the 32-wide ones,
 // 1000x40x8192 and 40x1000x8192 on the 64-wide ones (where 64 x 64 tiles do not serve). The
-// Hopper rows run them on 64 x 64 tiles.
+// Hopper rows run C of at most 16 columns with B of op N (TF32: every op) on 64 x 16 tiles:
+// 1000x16x3000, and 1000x9x3000 with odd ld and offset (the 16-bit rows copy the operands
+// first); the others on 64 x 64 tiles.
 constexpr ShapeSpec kSizedTileShapes[] = {
     {"1280x1200x300", 1280, 1200, 300, 0, 0},
     {"1500x1530x200", 1500, 1530, 200, 0, 0},
@@ -157,6 +159,7 @@ constexpr ShapeSpec kSizedTileShapes[] = {
     {"30x1500x1400", 30, 1500, 1400, 0, 0},
     {"1000x40x8192", 1000, 40, 8192, 0, 0},
     {"40x1000x8192", 40, 1000, 8192, 0, 0},
+    {"1000x9x3000_off1_ld3", 1000, 9, 3000, 3, 1},
 };
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32

@@ -86,9 +86,11 @@ __host__ __device__ constexpr int64_t pair_tiles(int64_t m, int64_t n) {
     const int2 grid = pair_grid<Cfg>(m, n);
     return int64_t{grid.x} * grid.y;
 }
-// A CTA tile's area against 128 x 256, the unit of stream-K's cost model (stream_k.hpp).
+// A CTA tile's area against 128 x 256, the unit of stream-K's cost model (stream_k.hpp), or the
+// configuration's own kSlabScale where its slabs take longer than their area says.
 template <class Cfg>
 constexpr double tile_scale() {
+    if constexpr (requires { Cfg::kSlabScale; }) return Cfg::kSlabScale;
     return static_cast<double>(Cfg::BM) * Cfg::BN / (128 * 256);
 }
 template <class Cfg>

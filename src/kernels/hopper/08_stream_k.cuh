@@ -60,7 +60,8 @@ struct StreamKSchedule {
     // After unit w of this warpgroup (`slice`): whether acc holds its tile's whole sum.
     template <int kAccs>
     __device__ bool settle(const WorkUnit& w, float (&acc)[kAccs], int slice, int cluster) const {
-        static_assert(kAccs % 32 == 0, "whole groups of 8 float4s");
+        constexpr int kGroup = kAccs / 4 < 8 ? kAccs / 4 : 8;  // float4 loads in flight
+        static_assert(kAccs % 4 == 0 && kAccs / 4 % kGroup == 0, "whole groups of float4s");
         const int t = threadIdx.x % 128, barrier = 1 + slice;  // the warpgroup's own barrier
         const int rank = blockIdx.x % Cfg::kCluster;
         auto slot_of = [&](int cta) { return cta * Cfg::kConsumers + slice; };
@@ -72,12 +73,12 @@ struct StreamKSchedule {
             ptx::named_barrier_sync<128>(barrier);  // the whole warpgroup may read them now
             const float4* sums = args.partials + slot_of(cta) * (kAccs / 4 * 128);
 #pragma unroll
-            for (int i0 = 0; i0 < kAccs / 4; i0 += 8) {  // 8 loads in flight: 32 registers, not 128
-                float4 v[8];
+            for (int i0 = 0; i0 < kAccs / 4; i0 += kGroup) {  // 8 loads in flight: 32 registers, not 128
+                float4 v[kGroup];
 #pragma unroll
-                for (int i = 0; i < 8; ++i) v[i] = __ldcg(sums + (i0 + i) * 128 + t);
+                for (int i = 0; i < kGroup; ++i) v[i] = __ldcg(sums + (i0 + i) * 128 + t);
 #pragma unroll
-                for (int i = 0; i < 8; ++i) {
+                for (int i = 0; i < kGroup; ++i) {
                     float* a = acc + 4 * (i0 + i);
                     a[0] += v[i].x, a[1] += v[i].y, a[2] += v[i].z, a[3] += v[i].w;
                 }

@@ -26,6 +26,11 @@
 // would cut the 128 x 64 pairs along k and run the 64 x 64 tiles whole, or cut those into more
 // pieces a tile (small_tiles_pay, stream_k.hpp): 512 x 512 x 8192 and 64 x 64 x 65536 ran
 // 13-17% and 44-55% slower on them.
+// A C of at most 16 columns with B K-major (op N; TF32's B always is, after its transpose), a
+// matrix times a few vectors, runs on 64 x 16 tiles instead (m64n16 wgmmas): the 64 x 64 tiles
+// it took spent 3/4 of their wgmmas and B slabs past C's edge. 16-bit 4096 x 16 x 4096 TN 88 ->
+// 97% of cuBLAS, 14336 x 16 x 4096 85 -> 98%, TF32 75 -> 104% (docs/ladder.md, "A matrix times a
+// few vectors").
 // Everything else runs step 9. (The choice: leaves_clusters_idle, small_tiles_serve and
 // launch_step_kernel, launch.cuh, which take the smallest tiles that still fill the GPU.)
 // Preconditions: as step 6.
@@ -76,6 +81,21 @@ struct MicroTiles : Base {
     static constexpr int kStagingBytes = kConsumers * staging_bytes();
 };
 using MicroTileCfg = MicroTiles<TmaStoreCfg>;
+// A C of at most 16 columns with B of op N (a matrix times a few vectors): 64 x 16 tiles (m64n16
+// wgmmas, 8 accumulators a thread), whose B slab is 16 rows of k (2 KiB), so the ring holds 16
+// stages of A's 8 KiB slabs; C is written from registers (a TMA-store piece is 64 columns wide).
+// Stream-K counts a slab as a 64 x 64 one's: it loads as much of A, which is what it waits on.
+template <class Base>
+struct NarrowTiles : Base {
+    static constexpr int BM = 64, BN = 16, kStages = 16, kCluster = 1;
+    static constexpr int kConsumers = 1, kThreads = 128 * (1 + kConsumers);
+    static constexpr int kStagingBytes = 0;
+    static constexpr double kSlabScale = 64.0 * 64 / (128 * 256);
+};
+using NarrowTileCfg = NarrowTiles<TmaStoreCfg>;
+using Tf32NarrowTileCfg = NarrowTiles<Tf32Cfg>;
+static_assert(registers_fit_launch_pool<NarrowTileCfg>() && registers_fit_launch_pool<Tf32NarrowTileCfg>(),
+              "the block's registers at launch");
 using Tf32MicroTileCfg = MicroTiles<Tf32Cfg>;
 static_assert(registers_fit_launch_pool<MicroTileCfg>() && registers_fit_launch_pool<Tf32MicroTileCfg>(),
               "the block's registers at launch");
@@ -87,7 +107,8 @@ constexpr bool fits_shared_memory() {
 static_assert(fits_shared_memory<__half, MidTileCfg>() && fits_shared_memory<float, Tf32MidTileCfg>() &&
                   fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>() &&
                   fits_shared_memory<__half, TinyTileCfg>() && fits_shared_memory<float, Tf32TinyTileCfg>() &&
-                  fits_shared_memory<__half, MicroTileCfg>() && fits_shared_memory<float, Tf32MicroTileCfg>(),
+                  fits_shared_memory<__half, MicroTileCfg>() && fits_shared_memory<float, Tf32MicroTileCfg>() &&
+                  fits_shared_memory<__half, NarrowTileCfg>() && fits_shared_memory<float, Tf32NarrowTileCfg>(),
               "the ring and the staging fit an SM's shared memory");
 
 }  // namespace gemmkit::hopper

@@ -203,11 +203,16 @@ constexpr bool is_stream_k_step() {
 }
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
-// with Small (step 10) runs that step instead where its own pair-tiles would leave half of the
+// with Narrow (step 10) runs that step where C has no more columns than its tiles and B is K-major
+// (op N); one with Small runs that step instead where its own pair-tiles would leave half of the
 // clusters idle (and small_tiles_serve), and one with Mid runs that where Mid's tiles finish
 // sooner (mid_tiles_pay).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
+    if constexpr (requires { typename Step::Narrow; })
+        if constexpr (!kTransB)  // a 16-wide B slab is K-major only
+            if (p.n <= Step::Narrow::Cfg::BN)
+                return launch_step_kernel<typename Step::Narrow, T, TC, kTransA, kTransB>(p, stream);
     if constexpr (requires { typename Step::Small; })
         if (leaves_clusters_idle<typename Step::Cfg>(p) && small_tiles_serve<Step>(p))
             return launch_step_kernel<typename Step::Small, T, TC, kTransA, kTransB>(p, stream);

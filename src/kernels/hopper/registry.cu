@@ -97,6 +97,7 @@ struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
 };
 struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller tiles for smaller problems
     using Small = SmallTileStep;
+    using Narrow = SizedStep<NarrowTileCfg, TmaStoreKernels>;  // n <= 16, B of op N
     using Mid = SizedStep<MidTileCfg, TmaStoreKernels>;
 };
 struct Tf32Step : TmaStoreStepOn<Tf32Cfg> {
@@ -120,6 +121,7 @@ struct Tf32SmallTileStep : SizedStep<Tf32SmallTileCfg, Tf32Kernels> {
 };
 struct Tf32SizedTilesStep : Tf32StreamKStep {
     using Small = Tf32SmallTileStep;
+    using Narrow = SizedStep<Tf32NarrowTileCfg, Tf32Kernels>;  // n <= 16
     using Mid = SizedStep<Tf32MidTileCfg, Tf32Kernels>;
 };
 
@@ -200,7 +202,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
                              "step 13, or step 12 on 128x128 (128x64, 64x64) tiles where 256x256 (128x128, 128x64) ones would "
-                             "leave half the clusters idle, or on 128x192 tiles where those finish sooner");
+                             "leave half the clusters idle, on 128x192 tiles where those finish sooner, or on 64x16 tiles "
+                             "where n <= 16 and B is op N");
     add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
@@ -213,8 +216,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "as tf32.07_wgmma_tma");
     add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
                                       "step 08, or step 08 on 128x128 (128x64, 64x64) tiles where 256x256 (128x128, "
-                                      "128x64) ones would leave half the clusters idle, or on 128x192 tiles where those "
-                                      "finish sooner; truncates inputs",
+                                      "128x64) ones would leave half the clusters idle, on 128x192 tiles where those "
+                                      "finish sooner, or on 64x16 tiles where n <= 16; truncates inputs",
                                       "as tf32.07_wgmma_tma");
 }
 

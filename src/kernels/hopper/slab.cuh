@@ -31,7 +31,9 @@ struct SwizzledSlab {
     static constexpr bool kKMajor = kKMajor_;
     static constexpr int kRowElems = 128 / static_cast<int>(sizeof(T));  // one 128-byte swizzled row
     static_assert(!kKMajor || BK == kRowElems, "K-major rows are exactly one 128-byte swizzle span of k");
-    static_assert(MN % 64 == 0 && BK * sizeof(T) % 32 == 0, "whole wgmma tiles (k of 32 bytes)");
+    // MN-major slabs are whole 128-byte rows of MN; K-major ones whole 8-row atoms (a 16-wide B
+    // slab is two: wgmma m64n16, step 10's narrow tiles).
+    static_assert((kKMajor ? MN % 8 : MN % 64) == 0 && BK * sizeof(T) % 32 == 0, "whole wgmma tiles (k of 32 bytes)");
     static constexpr int kBytes = MN * BK * static_cast<int>(sizeof(T));
     // TMA boxes: how many fill the slab, the MN extent of each, and its shape (contiguous first).
     static constexpr int kBoxes = kKMajor ? kKMajorBoxes : MN / kRowElems;
