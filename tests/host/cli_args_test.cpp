@@ -414,6 +414,18 @@ TEST(ParseOptions, CTypeReadsSameAndF32) {
     EXPECT_FALSE(same.opt.c_f32);
 }
 
+// Each bad value of `option` is an error that names the option and quotes the value; the option
+// without a value is one too.
+void expect_bad_values(const char* option, std::initializer_list<const char*> bads) {
+    for (const char* bad : bads) {
+        const Parsed r = parse({"bench", option, bad});
+        EXPECT_FALSE(r.ok) << bad;
+        EXPECT_TRUE(contains(r.err, option)) << bad;
+        EXPECT_TRUE(contains(r.err, std::string("'") + bad + "'")) << bad << ": " << r.err;
+    }
+    EXPECT_FALSE(parse({"bench", option}).ok);
+}
+
 TEST(ParseOptions, L2FlushWritesUnlessAskedToRead) {
     EXPECT_FALSE(parse({"bench"}).opt.flush_by_reading);
     const Parsed read = parse({"bench", "--l2-flush", "read"});
@@ -422,23 +434,11 @@ TEST(ParseOptions, L2FlushWritesUnlessAskedToRead) {
     const Parsed write = parse({"tune", "--l2-flush", "read", "--l2-flush", "write"});  // the last one wins
     ASSERT_TRUE(write.ok) << write.err;
     EXPECT_FALSE(write.opt.flush_by_reading);
-    for (const char* bad : {"memset", "Read", "", "read,write"}) {
-        const Parsed r = parse({"bench", "--l2-flush", bad});
-        EXPECT_FALSE(r.ok) << bad;
-        EXPECT_TRUE(contains(r.err, "--l2-flush")) << bad;
-        EXPECT_TRUE(contains(r.err, std::string("'") + bad + "'")) << bad << ": " << r.err;
-    }
-    EXPECT_FALSE(parse({"bench", "--l2-flush"}).ok);
+    expect_bad_values("--l2-flush", {"memset", "Read", "", "read,write"});
 }
 
 TEST(ParseOptions, BadCTypeIsAnErrorNamingTheOptionAndValue) {
-    for (const char* bad : {"f16", "F32", "", "same,f32"}) {
-        const Parsed r = parse({"bench", "--c-type", bad});
-        EXPECT_FALSE(r.ok) << bad;
-        EXPECT_TRUE(contains(r.err, "--c-type")) << bad;
-        EXPECT_TRUE(contains(r.err, std::string("'") + bad + "'")) << bad << ": " << r.err;
-    }
-    EXPECT_FALSE(parse({"bench", "--c-type"}).ok);
+    expect_bad_values("--c-type", {"f16", "F32", "", "same,f32"});
 }
 
 TEST(ParseOptions, HelpFlagSelectsHelp) {

@@ -11,7 +11,8 @@ namespace gemmkit::cli {
 
 L2Flusher::L2Flusher(size_t l2_bytes, bool by_reading)
     : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)), by_reading_(by_reading) {
-    CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.size()));
+    if (!by_reading_) return;  // each flush writes the buffer
+    CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.size()));  // what the reads expect: zeros
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));

@@ -171,6 +171,13 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
             *target = v;
             return true;
         };
+        // An option of two words: `first` or `second` (`use`: the error's advice); *is_second
+        // says which.
+        auto either = [&](const char* first, const char* second, const char* use, bool* is_second) {
+            if (value != first && value != second) return *err = arg + " = '" + value + "': use " + use, false;
+            *is_second = value == second;
+            return true;
+        };
         bool ok = true;
         if (arg == "--kernels") o.kernels = value;
         else if (arg == "--mnk") ok = parse_shapes(value, &o.shapes, err), have_mnk = true;
@@ -178,16 +185,9 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--n") ok = parse_size_list(value, &n, err);
         else if (arg == "--k") ok = parse_size_list(value, &k, err);
         else if (arg == "--ops") ok = parse_ops(value, &o.ops, err);
-        else if (arg == "--c-type") {
-            ok = value == "same" || value == "f32";
-            if (!ok) *err = arg + " = '" + value + "': use same (C of A/B's type) or f32";
-            o.c_f32 = value == "f32";
-        }
-        else if (arg == "--l2-flush") {
-            ok = value == "write" || value == "read";
-            if (!ok) *err = arg + " = '" + value + "': use write (a memset) or read (loads only)";
-            o.flush_by_reading = value == "read";
-        }
+        else if (arg == "--c-type") ok = either("same", "f32", "same (C of A/B's type) or f32", &o.c_f32);
+        else if (arg == "--l2-flush")
+            ok = either("write", "read", "write (a memset) or read (loads only)", &o.flush_by_reading);
         else if (arg == "--warmup") ok = number(&o.warmup, 0);
         else if (arg == "--iters") ok = number(&o.iters, 1);
         else if (arg == "--max-seconds") ok = number(&o.max_seconds, 0.0);

@@ -73,7 +73,7 @@ struct StreamKSchedule {
             ptx::named_barrier_sync<128>(barrier);  // the whole warpgroup may read them now
             const float4* sums = args.partials + slot_of(cta) * (kAccs / 4 * 128);
 #pragma unroll
-            for (int i0 = 0; i0 < kAccs / 4; i0 += kGroup) {  // 8 loads in flight: 32 registers, not 128
+            for (int i0 = 0; i0 < kAccs / 4; i0 += kGroup) {  // up to 8 loads in flight: 32 registers, not 128
                 float4 v[kGroup];
 #pragma unroll
                 for (int i = 0; i < kGroup; ++i) v[i] = __ldcg(sums + (i0 + i) * 128 + t);

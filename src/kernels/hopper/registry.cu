@@ -100,6 +100,12 @@ struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller t
     using Narrow = SizedStep<NarrowTileCfg, TmaStoreKernels>;  // n <= 16, B of op N
     using Mid = SizedStep<MidTileCfg, TmaStoreKernels>;
 };
+static_assert(is_stream_k_step<StreamKStep>() && is_stream_k_step<SizedTilesStep>() &&
+                  !is_stream_k_step<TmaStoreStep>() && !is_stream_k_step<SizedWholeStep<MicroTileCfg, TmaStoreKernels>>(),
+              "the steps that run step 8's schedule");
+static_assert(weighs_small_tiles<TinyTileStep>() && !weighs_small_tiles<SmallTileStep>() &&
+                  !weighs_small_tiles<SizedTilesStep>(),
+              "only the 128 x 64 pairs weigh their 64 x 64 tiles");
 struct Tf32Step : TmaStoreStepOn<Tf32Cfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB>; }
