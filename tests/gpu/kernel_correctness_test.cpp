@@ -146,7 +146,10 @@ constexpr ShapeSpec kMicroTilesCutShape = {"200x250x12000", 200, 250, 12000, 0, 
 // 1000x40x8192 and 40x1000x8192 on the 64-wide ones (where 64 x 64 tiles do not serve). The
 // Hopper rows run C of at most 16 columns with B of op N (TF32: every op) on 64 x 16 tiles:
 // 1000x16x3000, and 1000x9x3000 with odd ld and offset (the 16-bit rows copy the operands
-// first); the others on 64 x 64 tiles.
+// first); the others on 64 x 64 tiles. A C of at most 64 columns whose 64 x 64 tiles fill half
+// of the SMs takes them (column_tiles_pay): 8500x40x300 (133 tiles), and 5000x50x2100 (odd ld and
+// offset) and 4200x64x2048 (79 and 66 tiles, 33 and 32 slabs) with the 12-stage ring
+// (deep_ring_pays).
 constexpr ShapeSpec kSizedTileShapes[] = {
     {"1280x1200x300", 1280, 1200, 300, 0, 0},
     {"1500x1530x200", 1500, 1530, 200, 0, 0},
@@ -160,6 +163,9 @@ constexpr ShapeSpec kSizedTileShapes[] = {
     {"1000x40x8192", 1000, 40, 8192, 0, 0},
     {"40x1000x8192", 40, 1000, 8192, 0, 0},
     {"1000x9x3000_off1_ld3", 1000, 9, 3000, 3, 1},
+    {"8500x40x300", 8500, 40, 300, 0, 0},
+    {"5000x50x2100_off1_ld3", 5000, 50, 2100, 3, 1},
+    {"4200x64x2048", 4200, 64, 2048, 0, 0},
 };
 
 // Rows that copy operands TMA cannot read (KernelInfo::copies_unaligned: Hopper steps 11 on, TF32

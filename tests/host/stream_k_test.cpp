@@ -117,6 +117,33 @@ TEST(StreamK, SmallTilesServeUnlessOnlyTheLargerOnesAreCut) {
     EXPECT_FALSE(micro_pays(256, 1024, 4096, 32));    // TF32: +15 to +40%
 }
 
+// 64 x 64 tiles for a C of at most 64 columns wherever they fill half of the SMs (measured on
+// the H100, 16-bit), and their 12-stage ring for a single partial round of long tiles.
+TEST(StreamK, ColumnTilesFillHalfTheSms) {
+    using gemmkit::hopper::column_tiles_pay;
+    auto tiles = [](int64_t m) { return (m + 63) / 64; };  // n <= 64: one column of tiles
+    EXPECT_TRUE(column_tiles_pay(tiles(14336), 132));   // 224 tiles: 77-86 -> 95-98% of cuBLAS
+    EXPECT_TRUE(column_tiles_pay(tiles(8192), 132));    // 128: 92-97 -> 97-98%
+    EXPECT_TRUE(column_tiles_pay(tiles(4224), 132));    // 66: half exactly
+    EXPECT_FALSE(column_tiles_pay(tiles(4096), 132));   // 64: left to the other rules (64 x 64 tiles there too)
+    EXPECT_FALSE(column_tiles_pay(tiles(1024), 132));   // 16 (x 8192): 128 x 64 pairs cut along k, 16% faster
+}
+TEST(StreamK, DeepRingForAPartialRoundOfLongTiles) {
+    using gemmkit::hopper::deep_ring_pays;
+    EXPECT_TRUE(deep_ring_pays(64, 132, 64));     // 4096 x 64 x 4096: 5-14% faster
+    EXPECT_TRUE(deep_ring_pays(128, 132, 64));    // 4096 x 128 x 4096: 4-5%
+    EXPECT_TRUE(deep_ring_pays(64, 132, 32));     // 4096 x 64 x 2048: 4%
+    EXPECT_TRUE(deep_ring_pays(96, 132, 48));     // 3072 x 96 x 3072: 3-4%
+    EXPECT_TRUE(deep_ring_pays(44, 132, 32));     // a third of the SMs
+    EXPECT_FALSE(deep_ring_pays(43, 132, 64));
+    EXPECT_FALSE(deep_ring_pays(32, 132, 64));    // 1024 x 128 x 4096: 4-5% slower
+    EXPECT_FALSE(deep_ring_pays(32, 132, 32));    // 2048 x 64 x 2048: 3-4% slower
+    EXPECT_FALSE(deep_ring_pays(64, 132, 31));    // short tiles
+    EXPECT_FALSE(deep_ring_pays(132, 132, 64));   // a whole round or more: within noise
+    EXPECT_FALSE(deep_ring_pays(224, 132, 64));   // 14336 x 64 x 4096
+    EXPECT_FALSE(deep_ring_pays(64, 132, 8));     // 512^3 (8 slabs)
+}
+
 // The schedule's time in slabs of a 128 x 256 tile: whole rounds, then the last one whole or split.
 TEST(StreamK, ScheduleSlabsCountsRoundsAndTheSplitLastOne) {
     using gemmkit::hopper::schedule_slabs;

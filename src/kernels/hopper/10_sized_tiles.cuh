@@ -30,7 +30,11 @@
 // matrix times a few vectors, runs on 64 x 16 tiles instead (m64n16 wgmmas): the 64 x 64 tiles
 // it took spent 3/4 of their wgmmas and B slabs past C's edge. 16-bit 4096 x 16 x 4096 TN 88 ->
 // 97% of cuBLAS, 14336 x 16 x 4096 85 -> 98%, TF32 75 -> 104% (docs/ladder.md, "A matrix times a
-// few vectors").
+// few vectors"). A C of at most 64 columns runs on the 64 x 64 tiles wherever they fill half of
+// the SMs (column_tiles_pay, stream_k.hpp): the wider tiles the other rules took there ran most
+// of their width past C (14336 x 64 x 4096: 77-86 -> 96-104% of cuBLAS). And where a single
+// partial round of 64 x 64 tiles streams long operands (4096 x 32..128 x 4096, a layer applied to
+// a few dozen tokens), their ring holds 12 slabs instead of 8 (deep_ring_pays): 2-12% less time.
 // Everything else runs step 9. (The choice: leaves_clusters_idle, small_tiles_serve and
 // launch_step_kernel, launch.cuh, which take the smallest tiles that still fill the GPU.)
 // Preconditions: as step 6.
@@ -80,7 +84,14 @@ struct MicroTiles : Base {
     static constexpr int kConsumers = 1, kThreads = 128 * (1 + kConsumers);
     static constexpr int kStagingBytes = kConsumers * staging_bytes();
 };
+// The same with a ring of 12 stages, where a few such tiles stream long operands (deep_ring_pays,
+// stream_k.hpp).
+template <class Base>
+struct DeepMicroTiles : MicroTiles<Base> {
+    static constexpr int kStages = 12;
+};
 using MicroTileCfg = MicroTiles<TmaStoreCfg>;
+using DeepMicroTileCfg = DeepMicroTiles<TmaStoreCfg>;
 // A C of at most 16 columns with B of op N (a matrix times a few vectors): 64 x 16 tiles (m64n16
 // wgmmas, 8 accumulators a thread), whose B slab is 16 rows of k (2 KiB), so the ring holds 16
 // stages of A's 8 KiB slabs; C is written from registers (a TMA-store piece is 64 columns wide).
@@ -97,6 +108,7 @@ using Tf32NarrowTileCfg = NarrowTiles<Tf32Cfg>;
 static_assert(registers_fit_launch_pool<NarrowTileCfg>() && registers_fit_launch_pool<Tf32NarrowTileCfg>(),
               "the block's registers at launch");
 using Tf32MicroTileCfg = MicroTiles<Tf32Cfg>;
+using Tf32DeepMicroTileCfg = DeepMicroTiles<Tf32Cfg>;
 static_assert(registers_fit_launch_pool<MicroTileCfg>() && registers_fit_launch_pool<Tf32MicroTileCfg>(),
               "the block's registers at launch");
 template <class T, class Cfg>
@@ -108,6 +120,7 @@ static_assert(fits_shared_memory<__half, MidTileCfg>() && fits_shared_memory<flo
                   fits_shared_memory<__half, SmallTileCfg>() && fits_shared_memory<float, Tf32SmallTileCfg>() &&
                   fits_shared_memory<__half, TinyTileCfg>() && fits_shared_memory<float, Tf32TinyTileCfg>() &&
                   fits_shared_memory<__half, MicroTileCfg>() && fits_shared_memory<float, Tf32MicroTileCfg>() &&
+                  fits_shared_memory<__half, DeepMicroTileCfg>() && fits_shared_memory<float, Tf32DeepMicroTileCfg>() &&
                   fits_shared_memory<__half, NarrowTileCfg>() && fits_shared_memory<float, Tf32NarrowTileCfg>(),
               "the ring and the staging fit an SM's shared memory");
 

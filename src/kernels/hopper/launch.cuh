@@ -206,15 +206,25 @@ constexpr bool is_stream_k_step() {
 
 // Step's kernel for element type T, C of TC and these ops, on p (which TMA can read). A step
 // with Narrow (step 10) runs that step where C has no more columns than its tiles and B is K-major
-// (op N); one with Small runs that step instead where its own pair-tiles would leave half of the
-// clusters idle (and small_tiles_serve), and one with Mid runs that where Mid's tiles finish
-// sooner (mid_tiles_pay).
+// (op N), and one with Columns that step where C has no more columns than its tiles and they fill
+// half of the SMs (column_tiles_pay); one with Deep (step 10's 64 x 64 tiles) runs that step where
+// a single partial round of long tiles streams its operands (deep_ring_pays); one with Small runs
+// that step instead where its own pair-tiles would leave half of the clusters idle (and
+// small_tiles_serve), and one with Mid runs that where Mid's tiles finish sooner (mid_tiles_pay).
 template <class Step, class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_step_kernel(const Problem& p, cudaStream_t stream) {
     if constexpr (requires { typename Step::Narrow; })
         if constexpr (!kTransB)  // a 16-wide B slab is K-major only
             if (p.n <= Step::Narrow::Cfg::BN)
                 return launch_step_kernel<typename Step::Narrow, T, TC, kTransA, kTransB>(p, stream);
+    if constexpr (requires { typename Step::Columns; })
+        if (p.n <= Step::Columns::Cfg::BN &&
+            column_tiles_pay(pair_tiles<typename Step::Columns::Cfg>(p.m, p.n), sm_count_or(132)))
+            return launch_step_kernel<typename Step::Columns, T, TC, kTransA, kTransB>(p, stream);
+    if constexpr (requires { typename Step::Deep; })
+        if (deep_ring_pays(pair_tiles<typename Step::Cfg>(p.m, p.n), sm_count_or(132),
+                           slab_count<typename Step::Cfg>(p.k)))
+            return launch_step_kernel<typename Step::Deep, T, TC, kTransA, kTransB>(p, stream);
     if constexpr (requires { typename Step::Small; })
         if (leaves_clusters_idle<typename Step::Cfg>(p) && small_tiles_serve<Step>(p))
             return launch_step_kernel<typename Step::Small, T, TC, kTransA, kTransB>(p, stream);

@@ -88,8 +88,15 @@ struct SizedStep : SizedWholeStep<CfgT, Kernels> {
 // 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
 // ones where even those would, 64 x 64 ones where those would and small_tiles_serve, and pairs
 // of 128 x 192 where those finish sooner than 256 x 256 pairs (launch_step_kernel).
+// 64 x 64 tiles, whose ring is deeper where a few of them stream long operands (deep_ring_pays).
+template <class CfgT, class DeepCfgT, class Kernels>
+struct MicroTileStepOn : SizedStep<CfgT, Kernels> {
+    using Deep = SizedStep<DeepCfgT, Kernels>;
+};
+using MicroTileStep = MicroTileStepOn<MicroTileCfg, DeepMicroTileCfg, TmaStoreKernels>;
+using Tf32MicroTileStep = MicroTileStepOn<Tf32MicroTileCfg, Tf32DeepMicroTileCfg, Tf32Kernels>;
 struct TinyTileStep : SizedStep<TinyTileCfg, TmaStoreKernels> {
-    using Small = SizedStep<MicroTileCfg, TmaStoreKernels>;
+    using Small = MicroTileStep;
     static constexpr bool kWeighSmall = true;  // small_tiles_serve
 };
 struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
@@ -98,6 +105,7 @@ struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
 struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller tiles for smaller problems
     using Small = SmallTileStep;
     using Narrow = SizedStep<NarrowTileCfg, TmaStoreKernels>;  // n <= 16, B of op N
+    using Columns = MicroTileStep;                                 // n <= 64, enough tiles
     using Mid = SizedStep<MidTileCfg, TmaStoreKernels>;
 };
 static_assert(is_stream_k_step<StreamKStep>() && is_stream_k_step<SizedTilesStep>() &&
@@ -119,7 +127,7 @@ struct Tf32StreamKStep : Tf32Step {
 
 // Step 10 for TF32 (level 9 of its family): the same tile sizes on step 8's TF32 kernels.
 struct Tf32TinyTileStep : SizedStep<Tf32TinyTileCfg, Tf32Kernels> {
-    using Small = SizedStep<Tf32MicroTileCfg, Tf32Kernels>;
+    using Small = Tf32MicroTileStep;
     static constexpr bool kWeighSmall = true;
 };
 struct Tf32SmallTileStep : SizedStep<Tf32SmallTileCfg, Tf32Kernels> {
@@ -128,6 +136,7 @@ struct Tf32SmallTileStep : SizedStep<Tf32SmallTileCfg, Tf32Kernels> {
 struct Tf32SizedTilesStep : Tf32StreamKStep {
     using Small = Tf32SmallTileStep;
     using Narrow = SizedStep<Tf32NarrowTileCfg, Tf32Kernels>;  // n <= 16
+    using Columns = Tf32MicroTileStep;                          // n <= 64, enough tiles
     using Mid = SizedStep<Tf32MidTileCfg, Tf32Kernels>;
 };
 
@@ -208,8 +217,9 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
                                    "step 12 with each tile's epilogue under the next tile's wgmmas (packed 16-bit, a piece a slab)");
     add_step<SizedTilesStep>(table, "f16.14_sized_tiles", "bf16.14_sized_tiles", 14,
                              "step 13, or step 12 on 128x128 (128x64, 64x64) tiles where 256x256 (128x128, 128x64) ones would "
-                             "leave half the clusters idle, on 128x192 tiles where those finish sooner, or on 64x16 tiles "
-                             "where n <= 16 and B is op N");
+                             "leave half the clusters idle, on 128x192 tiles where those finish sooner, on 64x16 tiles "
+                             "where n <= 16 and B is op N, or on 64x64 tiles where n <= 64 and they fill half the SMs "
+                             "(a 12-slab ring where a partial round of them streams long operands)");
     add_tf32_step<Tf32Step>(table, "tf32.07_wgmma_tma", 7,
                             "step 11's kernel on wgmma.m64n256k8.tf32 (A of op N from registers, B op N); truncates "
                             "inputs",
@@ -223,7 +233,8 @@ void add_hopper_kernels(std::vector<KernelInfo>* table) {
     add_tf32_step<Tf32SizedTilesStep>(table, "tf32.09_sized_tiles", 9,
                                       "step 08, or step 08 on 128x128 (128x64, 64x64) tiles where 256x256 (128x128, "
                                       "128x64) ones would leave half the clusters idle, on 128x192 tiles where those "
-                                      "finish sooner, or on 64x16 tiles where n <= 16; truncates inputs",
+                                      "finish sooner, on 64x16 tiles where n <= 16, or on 64x64 tiles where n <= 64 "
+                                      "and they fill half the SMs; truncates inputs",
                                       "as tf32.07_wgmma_tma");
 }
 

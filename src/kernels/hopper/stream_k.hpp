@@ -128,6 +128,28 @@ inline bool small_tiles_pay(int64_t pairs, int64_t clusters, double scale, int64
            stream_k_pairs(small_pairs, small_clusters, slabs, small_scale) > 0;
 }
 
+// Step 10 on a C of at most 64 columns (a layer applied to 17-64 tokens, 14336 x 64 x 4096): the
+// wide tiles the other rules pick for it, which run where they fill the clusters, spend most of
+// their width past C's last column (256 x 256 pairs a quarter used; 128 x 64 tiles paired along
+// n, half: the partner CTA is all past it). 64 x 64 tiles fit C; they run where their `tiles`
+// fill half of the `sms` SMs at least, fewer being left to the other rules, which cut them along
+// k (1024 x 64 x 8192: 16 such tiles ran 16% slower than 128 x 64 pairs split). Measured on the
+// H100 (16-bit, NN / TN, % of cuBLAS): 14336 x 64 x 4096 77-81 -> 95-96 / 85-86 -> 98, 8192 x 64 x
+// 8192 92-93 -> 97 / 96-97 -> 98, 8192 x 32 x 8192 91-92 -> 96-98 / 96-97 -> 98.
+inline bool column_tiles_pay(int64_t tiles, int64_t sms) { return 2 * tiles >= sms; }
+
+// Step 10's 64 x 64 tiles with a ring of 12 stages instead of 8 (the shared memory holds 13),
+// where they stream their operands through a single partial round: at least a third of the SMs
+// and fewer tiles than SMs (stream-K then cuts each in two or three), each of kDeepRingMinSlabs
+// slabs or more. There, four more slabs in flight a CTA ran 4096 x 64 x 4096 (64 tiles of 64
+// slabs) 5-14% faster, 4096 x 32..128 x 4096 and 4096 x 64 x 2048 4-10%, 3072 x 96 x 3072 3-4%;
+// with fewer tiles or slabs they lost 3-5% (1024 x 128 x 4096, 1024 x 64 x 8192, 2048 x 64 x
+// 2048: H100, 16-bit; not explained), and past a round they were within noise.
+inline constexpr int kDeepRingMinSlabs = 32;
+inline bool deep_ring_pays(int64_t tiles, int64_t sms, int64_t slabs) {
+    return 3 * tiles >= sms && tiles < sms && slabs >= kDeepRingMinSlabs;
+}
+
 // Whether narrower tiles finish sooner than the wide ones (128 x 256, in pairs: `wide_pairs`) on
 // `clusters` clusters: `narrow_pairs` pair-tiles of `narrow_scale` times the wide tile's area,
 // whose slabs each take `penalty` times their area's share of a wide slab's time. Both schedules
