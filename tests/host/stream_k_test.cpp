@@ -198,35 +198,35 @@ TEST(StreamK, NarrowTilesPayWhereTheyMeasuredFaster) {
 // after fewer than 16 whole rounds, in shares of 8 slabs at least that save 24 at least (a
 // single round on fewer blocks where it cannot give every block 8).
 TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
-    using gemmkit::dgemm::dmma_stream_k_tiles;
-    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 64), 64);      // 1024^3: one round, half of it idle
-    EXPECT_EQ(dmma_stream_k_tiles(1089, 132, 257), 33);   // 4097^3: 8 rounds and 33 tiles
-    EXPECT_EQ(dmma_stream_k_tiles(1024, 132, 256), 0);    // 4096^3: 100 of 132 busy in the last round
-    EXPECT_EQ(dmma_stream_k_tiles(4096, 132, 512), 0);    // 8192^3: 4 tiles after 31 rounds
-    EXPECT_EQ(dmma_stream_k_tiles(2110, 132, 512), 0);    // 15 rounds and 130 tiles: more than half busy
-    EXPECT_EQ(dmma_stream_k_tiles(2046, 132, 512), 66);   // 15 rounds and exactly half: split
-    EXPECT_EQ(dmma_stream_k_tiles(2178, 132, 512), 0);    // 16 rounds and 66 tiles: too many rounds
-    EXPECT_EQ(dmma_stream_k_tiles(256, 132, 128), 0);     // 2048^3: 124 of 132 busy
-    EXPECT_EQ(dmma_stream_k_tiles(1056, 132, 257), 0);    // eight full rounds
-    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 16), 0);       // 1024 x 1024 x 256: 128 shares of 8 save 8
-    EXPECT_EQ(dmma_stream_k_tiles(64, 132, 30), 0);       // ... x 480: shares of 14 save only 16
-    EXPECT_EQ(dmma_stream_k_tiles(8, 132, 500), 8);       // 8 tiles of 500 slabs: shares of 30
-    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 7), 0);         // one small tile
-    EXPECT_EQ(dmma_stream_k_tiles(0, 132, 7), 0);
-    EXPECT_EQ(dmma_stream_k_tiles(10, 0, 64), 0);
+    using gemmkit::dgemm::dmma_stream_k_split;
+    EXPECT_EQ(dmma_stream_k_split(64, 132, 64).tiles, 64);      // 1024^3: one round, half of it idle
+    EXPECT_EQ(dmma_stream_k_split(1089, 132, 257).tiles, 33);   // 4097^3: 8 rounds and 33 tiles
+    EXPECT_EQ(dmma_stream_k_split(1024, 132, 256).tiles, 0);    // 4096^3: 100 of 132 busy in the last round
+    EXPECT_EQ(dmma_stream_k_split(4096, 132, 512).tiles, 0);    // 8192^3: 4 tiles after 31 rounds
+    EXPECT_EQ(dmma_stream_k_split(2110, 132, 512).tiles, 0);    // 15 rounds and 130 tiles: more than half busy
+    EXPECT_EQ(dmma_stream_k_split(2046, 132, 512).tiles, 66);   // 15 rounds and exactly half: split
+    EXPECT_EQ(dmma_stream_k_split(2178, 132, 512).tiles, 0);    // 16 rounds and 66 tiles: too many rounds
+    EXPECT_EQ(dmma_stream_k_split(256, 132, 128).tiles, 0);     // 2048^3: 124 of 132 busy
+    EXPECT_EQ(dmma_stream_k_split(1056, 132, 257).tiles, 0);    // eight full rounds
+    EXPECT_EQ(dmma_stream_k_split(64, 132, 16).tiles, 0);       // 1024 x 1024 x 256: 128 shares of 8 save 8
+    EXPECT_EQ(dmma_stream_k_split(64, 132, 30).tiles, 0);       // ... x 480: shares of 14 save only 16
+    EXPECT_EQ(dmma_stream_k_split(8, 132, 500).tiles, 8);       // 8 tiles of 500 slabs: shares of 30
+    EXPECT_EQ(dmma_stream_k_split(1, 132, 7).tiles, 0);         // one small tile
+    EXPECT_EQ(dmma_stream_k_split(0, 132, 7).tiles, 0);
+    EXPECT_EQ(dmma_stream_k_split(10, 0, 64).tiles, 0);
     // A single round too short for shares of 8 on every block: on fewer, at least 2 a tile.
     using gemmkit::dgemm::dmma_stream_k_blocks;
-    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 512), 1);       // 64 x 64 x 8192: one tile on one SM before
-    EXPECT_EQ(dmma_stream_k_blocks(1, 132, 512), 64);
-    EXPECT_EQ(dmma_stream_k_tiles(16, 132, 32), 16);      // 512^3: 16 tiles on 16 SMs before
-    EXPECT_EQ(dmma_stream_k_blocks(16, 132, 32), 64);
-    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 31), 0);        // 3 shares of 10 would save 21
-    EXPECT_EQ(dmma_stream_k_tiles(1, 132, 15), 0);        // not 2 shares of 8
+    EXPECT_EQ(dmma_stream_k_split(1, 132, 512).tiles, 1);       // 64 x 64 x 8192: one tile on one SM before
+    EXPECT_EQ(dmma_stream_k_split(1, 132, 512).blocks, 64);
+    EXPECT_EQ(dmma_stream_k_split(16, 132, 32).tiles, 16);      // 512^3: 16 tiles on 16 SMs before
+    EXPECT_EQ(dmma_stream_k_split(16, 132, 32).blocks, 64);
+    EXPECT_EQ(dmma_stream_k_split(64, 132, 64).blocks, 132);    // 1024^3: every block
+    EXPECT_EQ(dmma_stream_k_split(1, 132, 31).tiles, 0);        // 3 shares of 10 would save 21
+    EXPECT_EQ(dmma_stream_k_split(1, 132, 15).tiles, 0);        // not 2 shares of 8
     EXPECT_EQ(dmma_stream_k_blocks(264, 132, 1), 132);    // after whole rounds: every block
     for (int64_t tiles = 1; tiles <= 400; ++tiles)
         for (int64_t slabs : {1, 7, 8, 9, 32, 100, 1000})
-            if (const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs)) {
-                const int64_t blocks = dmma_stream_k_blocks(tiles, 132, slabs);
+            if (const auto [split, blocks] = dmma_stream_k_split(tiles, 132, slabs); split > 0) {
                 EXPECT_GE(split * slabs, gemmkit::dgemm::kMinDmmaShareSlabs * blocks) << tiles << " tiles, " << slabs;
                 EXPECT_TRUE(blocks == 132 || (tiles < 132 && blocks >= 2 * tiles)) << tiles << " tiles, " << slabs;
                 EXPECT_EQ((tiles - split) % 132, 0) << tiles << " tiles: whole rounds before the split";
@@ -239,9 +239,9 @@ TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
 bool small_pays(int64_t m, int64_t n, int64_t k) {
     using namespace gemmkit::dgemm;
     const int64_t tiles = (m + 127) / 128 * ((n + 127) / 128), slabs = (k + 15) / 16;
-    const int64_t split = dmma_stream_k_tiles(tiles, 132, slabs);
-    const int64_t blocks = split > 0 ? dmma_stream_k_blocks(tiles, 132, slabs) : 132;
-    return dmma_small_tiles_pay(tiles, slabs, split, blocks, (m + 63) / 64 * ((n + 63) / 64), 3 * 132);
+    const DmmaSplit split = dmma_stream_k_split(tiles, 132, slabs);
+    return dmma_small_tiles_pay(tiles, slabs, split.tiles, split.tiles > 0 ? split.blocks : 132,
+                                (m + 63) / 64 * ((n + 63) / 64), 3 * 132);
 }
 
 // FP64 step 09's 64 x 64 tiles against step 08's 128 x 128 ones: what H100 runs measured (NN,

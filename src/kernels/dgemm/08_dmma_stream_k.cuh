@@ -27,8 +27,8 @@
 #include "kernels/dgemm/07_dmma.cuh"
 #include "kernels/dgemm/stream_k_policy.hpp"
 #include "kernels/hopper/stream_k.hpp"
+#include "kernels/hopper/tile_sums.cuh"
 #include "kernels/workspace.hpp"
-#include "ptx/flag.cuh"
 
 namespace gemmkit::dgemm {
 
@@ -68,8 +68,9 @@ DmmaStreamKPlan dmma_stream_k_plan(int64_t m, int64_t n, int64_t k, int sm_count
     plan.tiles = int64_t{plan.tiles_m} * ceil_div(n, Cfg::BN);
     plan.slabs = static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);
     plan.shares = sm_count * Cfg::kMinBlocks;
-    plan.split = static_cast<int>(dmma_stream_k_tiles(plan.tiles, plan.shares, plan.slabs));
-    if (plan.split > 0) plan.shares = static_cast<int>(dmma_stream_k_blocks(plan.tiles, plan.shares, plan.slabs));
+    const DmmaSplit split = dmma_stream_k_split(plan.tiles, plan.shares, plan.slabs);
+    plan.split = static_cast<int>(split.tiles);
+    if (split.tiles > 0) plan.shares = static_cast<int>(split.blocks);
     return plan;
 }
 
@@ -104,33 +105,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         const hopper::WorkUnit w = pieces.unit(u);
         const int2 origin = origin_of(w);
         q += w.k_end - w.k_begin;
-        double* flat = &acc[0][0][0];  // [kAccPairs * 2]
 
-        // Earlier pieces' sums, from the shares that ran them, in the tile's tree order.
+        // Earlier piece a of the tile ran on share w.earlier_from + a, its sums in that share's slot.
         const hopper::TileSumTree tree{share - w.earlier_from, sk.split.ends_tile(w)};
-        for (int a = tree.first(); a >= 0; a = tree.next(a)) {
-            const int c = w.earlier_from + a;
-            if (tid == 0) ptx::flag_wait(sk.ready + c);
-            __syncthreads();  // the whole block may read them now
-            const double2* sums = sk.partials + static_cast<size_t>(c) * kAccPairs * Cfg::kThreads;
-#pragma unroll
-            for (int j0 = 0; j0 < kAccPairs; j0 += 8) {  // 8 loads in flight: 32 registers, not 128
-                double2 v[8];
-#pragma unroll
-                for (int j = 0; j < 8; ++j) v[j] = __ldcg(sums + (j0 + j) * Cfg::kThreads + tid);
-#pragma unroll
-                for (int j = 0; j < 8; ++j) flat[2 * (j0 + j)] += v[j].x, flat[2 * (j0 + j) + 1] += v[j].y;
-            }
-        }
-        if (!tree.ends_tile) {  // an earlier piece: leave the sums (with those it added) for a later one
-            double2* sums = sk.partials + static_cast<size_t>(share) * kAccPairs * Cfg::kThreads;
-#pragma unroll
-            for (int j = 0; j < kAccPairs; ++j)
-                __stcg(sums + j * Cfg::kThreads + tid, make_double2(flat[2 * j], flat[2 * j + 1]));
-            __syncthreads();  // every thread's sums are written
-            if (tid == 0) ptx::flag_raise(sk.ready + share);
-            continue;
-        }
+        if (!hopper::settle_tile_sums<Cfg::kThreads, 2 * kAccPairs>(
+                tree, &acc[0][0][0], tid, [&](int a) { return w.earlier_from + a; }, share, sk.partials, sk.ready,
+                [] { __syncthreads(); }))
+            continue;  // an earlier piece: its sums (with those it added) are left for a later one
         block.store(acc, origin.x, origin.y);
     }
 #else
@@ -143,7 +124,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 // and zeroing its flags, all on `stream`. Elsewhere (or without the memory) step 07 alone.
 template <class Cfg>
 cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
-    static_assert(Cfg::MI * Cfg::NI * 2 % 8 == 0, "the partial sums are added 8 pairs at a time");
     if (!sm90_code_loaded<dmma_stream_k_kernel<Cfg, false, false, false>>()) return launch_edge_fast(p, stream);
     DeviceState dev;  // SM count, cached per device
     if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma<Cfg>(p, stream);  // its error then

@@ -33,14 +33,19 @@ inline int64_t dmma_stream_k_blocks(int64_t tiles, int64_t blocks, int64_t slabs
     return tiles < blocks && fit < blocks ? fit : blocks;
 }
 
-// How many of `tiles` tiles (the last ones) to share out along k among `blocks` blocks (or the
-// fewer of dmma_stream_k_blocks), with `slabs` K-slabs a tile; 0 for none.
-inline int64_t dmma_stream_k_tiles(int64_t tiles, int64_t blocks, int64_t slabs) {
-    if (tiles <= 0 || blocks <= 0 || slabs <= 0) return 0;
+// The split of the last round: how many of `tiles` tiles (the last ones) to share out along k
+// among the `blocks` blocks (0: none), and over how many of them (dmma_stream_k_blocks), with
+// `slabs` K-slabs a tile.
+struct DmmaSplit {
+    int64_t tiles = 0, blocks = 0;
+};
+inline DmmaSplit dmma_stream_k_split(int64_t tiles, int64_t blocks, int64_t slabs) {
+    if (tiles <= 0 || blocks <= 0 || slabs <= 0) return {};
     const int64_t rest = tiles % blocks, used = dmma_stream_k_blocks(tiles, blocks, slabs);
-    if (2 * rest > blocks || tiles / blocks >= kMaxDmmaRounds || used < 2 * rest) return 0;
+    if (2 * rest > blocks || tiles / blocks >= kMaxDmmaRounds || used < 2 * rest) return {};
     const int64_t share = rest * slabs / used;  // slabs a block, rounded down
-    return share >= kMinDmmaShareSlabs && slabs - share >= kMinDmmaGainSlabs ? rest : 0;
+    if (share < kMinDmmaShareSlabs || slabs - share < kMinDmmaGainSlabs) return {};
+    return {rest, used};
 }
 
 // FP64 step 09: whether 64 x 64 tiles (`small_tiles`, at most `small_blocks` blocks at once)

@@ -30,8 +30,8 @@
 #include "kernels/hopper/06_tma_store.cuh"
 #include "kernels/hopper/07_tf32.cuh"
 #include "kernels/hopper/stream_k.hpp"
+#include "kernels/hopper/tile_sums.cuh"
 #include "kernels/workspace.hpp"
-#include "ptx/flag.cuh"
 
 namespace gemmkit::hopper {
 
@@ -57,42 +57,17 @@ struct StreamKSchedule {
     const StreamKArgs& args;
     __device__ StreamKSplit::List of(int cluster, int clusters) const { return args.split.of(cluster, clusters); }
 
-    // After unit w of this warpgroup (`slice`): whether acc holds its tile's whole sum.
+    // After unit w of this warpgroup (`slice`): whether acc holds its tile's whole sum. Earlier
+    // piece a of the tile ran on cluster w.earlier_from + a, its sums in the slot of the CTA there
+    // that holds the same half of the pair-tile.
     template <int kAccs>
     __device__ bool settle(const WorkUnit& w, float (&acc)[kAccs], int slice, int cluster) const {
-        constexpr int kGroup = kAccs / 4 < 8 ? kAccs / 4 : 8;  // float4 loads in flight
-        static_assert(kAccs % 4 == 0 && kAccs / 4 % kGroup == 0, "whole groups of float4s");
-        const int t = threadIdx.x % 128, barrier = 1 + slice;  // the warpgroup's own barrier
         const int rank = blockIdx.x % Cfg::kCluster;
-        auto slot_of = [&](int cta) { return cta * Cfg::kConsumers + slice; };
-        // Earlier pieces' sums, from the clusters that ran them, in the tile's tree order.
+        auto slot_of_cta = [&](int cta) { return cta * Cfg::kConsumers + slice; };
+        auto slot_of = [&](int a) { return slot_of_cta((w.earlier_from + a) * Cfg::kCluster + rank); };
         const TileSumTree tree{cluster - w.earlier_from, args.split.ends_tile(w)};
-        for (int a = tree.first(); a >= 0; a = tree.next(a)) {
-            const int cta = (w.earlier_from + a) * Cfg::kCluster + rank;  // the same half of the pair-tile
-            if (t == 0) ptx::flag_wait(args.ready + slot_of(cta));
-            ptx::named_barrier_sync<128>(barrier);  // the whole warpgroup may read them now
-            const float4* sums = args.partials + slot_of(cta) * (kAccs / 4 * 128);
-#pragma unroll
-            for (int i0 = 0; i0 < kAccs / 4; i0 += kGroup) {  // up to 8 loads in flight: 32 registers, not 128
-                float4 v[kGroup];
-#pragma unroll
-                for (int i = 0; i < kGroup; ++i) v[i] = __ldcg(sums + (i0 + i) * 128 + t);
-#pragma unroll
-                for (int i = 0; i < kGroup; ++i) {
-                    float* a = acc + 4 * (i0 + i);
-                    a[0] += v[i].x, a[1] += v[i].y, a[2] += v[i].z, a[3] += v[i].w;
-                }
-            }
-        }
-        if (tree.ends_tile) return true;
-        // Not the tile's end: leave the sums (this piece's and those it added) for a later piece.
-        float4* sums = args.partials + slot_of(blockIdx.x) * (kAccs / 4 * 128);
-#pragma unroll
-        for (int i = 0; i < kAccs / 4; ++i)
-            __stcg(sums + i * 128 + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
-        ptx::named_barrier_sync<128>(barrier);  // every thread's sums are written
-        if (t == 0) ptx::flag_raise(args.ready + slot_of(blockIdx.x));
-        return false;
+        return settle_tile_sums<128, kAccs>(tree, acc, threadIdx.x % 128, slot_of, slot_of_cta(blockIdx.x), args.partials,
+                                            args.ready, [&] { ptx::named_barrier_sync<128>(1 + slice); });
     }
 };
 
