@@ -85,9 +85,6 @@ struct SizedStep : SizedWholeStep<CfgT, Kernels> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return Kernels::template split<T, TC, kTransA, kTransB, CfgT>(); }
 };
-// 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
-// ones where even those would, 64 x 64 ones where those would and small_tiles_serve, and pairs
-// of 128 x 192 where those finish sooner than 256 x 256 pairs (launch_step_kernel).
 // 64 x 64 tiles, whose ring is deeper where a few of them stream long operands (deep_ring_pays).
 template <class CfgT, class DeepCfgT, class Kernels>
 struct MicroTileStepOn : SizedStep<CfgT, Kernels> {
@@ -95,6 +92,10 @@ struct MicroTileStepOn : SizedStep<CfgT, Kernels> {
 };
 using MicroTileStep = MicroTileStepOn<MicroTileCfg, DeepMicroTileCfg, TmaStoreKernels>;
 using Tf32MicroTileStep = MicroTileStepOn<Tf32MicroTileCfg, Tf32DeepMicroTileCfg, Tf32Kernels>;
+// 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
+// ones where even those would, 64 x 64 ones where those would and small_tiles_serve, pairs of
+// 128 x 192 where those finish sooner than 256 x 256 pairs, and 64 x 64 tiles where C has at most
+// 64 columns and they fill half of the SMs (launch_step_kernel).
 struct TinyTileStep : SizedStep<TinyTileCfg, TmaStoreKernels> {
     using Small = MicroTileStep;
     static constexpr bool kWeighSmall = true;  // small_tiles_serve
