@@ -9,13 +9,12 @@
 
 namespace gemmkit::cli {
 
-L2Flusher::L2Flusher(size_t l2_bytes, bool by_reading)
-    : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)), by_reading_(by_reading) {
-    if (!by_reading_) return;  // each flush writes the buffer
-    CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.size()));  // what the reads expect: zeros
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+L2Flusher::L2Flusher(const analysis::DeviceInfo& dev, bool by_reading)
+    : buffer_(2 * std::max<size_t>(static_cast<size_t>(dev.l2_bytes), 1 << 20)),
+      by_reading_(by_reading),
+      sm_count_(dev.sm_count) {
+    // Each flush by writing sets the buffer itself; the reads expect zeros.
+    if (by_reading_) CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.size()));
 }
 
 void L2Flusher::flush(cudaStream_t stream) {

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "analysis/device_info.hpp"
 #include "gemmkit/gemmkit.hpp"
 
 namespace gemmkit::cli {
@@ -23,7 +24,7 @@ struct Timing {
 // A), nothing measurable for calls that are not bound by DRAM. Read, it holds only clean lines.
 class L2Flusher {
 public:
-    L2Flusher(size_t l2_bytes, bool by_reading);
+    L2Flusher(const analysis::DeviceInfo& dev, bool by_reading);  // its L2 size and SM count
     void flush(cudaStream_t stream);
     const char* how() const { return by_reading_ ? "read" : "written"; }
 
@@ -31,7 +32,7 @@ private:
     DeviceBuffer<char> buffer_;
     DeviceBuffer<unsigned> sink_{1};
     bool by_reading_;
-    int sm_count_ = 0;
+    int sm_count_;
 };
 
 struct TimingPlan {

@@ -163,7 +163,7 @@ int cmd_bench(const Options& o) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
-    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes), o.flush_by_reading);
+    L2Flusher flusher(dev, o.flush_by_reading);
     print_header(dev, peaks, plan, groups, flusher);
 
     std::vector<Row> rows;

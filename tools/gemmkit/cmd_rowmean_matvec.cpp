@@ -317,7 +317,7 @@ int cmd_rowmean_matvec(const Options& o) {
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
-    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes), o.flush_by_reading);
+    L2Flusher flusher(dev, o.flush_by_reading);
     print_header(dev, peaks, plan, o.seed, flusher);
 
     std::vector<Row> all_rows;

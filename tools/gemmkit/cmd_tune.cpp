@@ -170,7 +170,7 @@ int cmd_tune(const Options& o) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
-    L2Flusher flusher(static_cast<size_t>(dev.l2_bytes), o.flush_by_reading);
+    L2Flusher flusher(dev, o.flush_by_reading);
     const std::vector<tuning::ClassShape>& classes = tuning::class_shapes();
 
     std::printf("gemmkit tune — %s; commit %s\n", analysis::one_line(dev).c_str(), GEMMKIT_GIT_COMMIT);
