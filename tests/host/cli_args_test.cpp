@@ -288,6 +288,19 @@ TEST(ParseOptions, ReadsEveryValuedOption) {
     EXPECT_TRUE(r.opt.quiet);
 }
 
+TEST(ParseOptions, SamplesFileIsForBenchOnly) {
+    const Parsed r = parse({"bench", "--samples", "calls.csv"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.samples, "calls.csv");
+    EXPECT_EQ(parse({"bench"}).opt.samples, "");
+    for (const char* command : {"tune", "verify", "rowmean-matvec"}) {
+        const Parsed other = parse({command, "--samples", "calls.csv"});
+        EXPECT_FALSE(other.ok) << command;
+        EXPECT_NE(other.err.find("--samples"), std::string::npos) << other.err;
+    }
+    EXPECT_FALSE(parse({"bench", "--samples"}).ok);
+}
+
 TEST(ParseOptions, TuneReadsWriteAndDefaultsToNoFile) {
     const Parsed r = parse({"tune", "--write", "src/tuning/sgemm_table.csv", "--kernels", "sgemm.12_*"});
     ASSERT_TRUE(r.ok) << r.err;

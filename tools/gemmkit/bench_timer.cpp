@@ -47,6 +47,7 @@ std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, c
         if (!contenders[which].run()) throw std::runtime_error(contenders[which].name + ": a timed call failed");
     };
     std::vector<std::vector<double>> samples(count);
+    std::vector<std::vector<Sample>> calls(count);
     try {
         for (int w = 0; w < plan.warmup; ++w)
             for (size_t c = 0; c < count; ++c) call(c);
@@ -63,6 +64,7 @@ std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, c
                 CUDA_CHECK(cudaEventSynchronize(stop));
                 float ms = 0;
                 CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+                calls[c].push_back({static_cast<int>(round * count + slot), ms});
                 samples[c].push_back(ms);
                 spent_ms += ms;
             }
@@ -76,7 +78,10 @@ std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, c
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     std::vector<Timing> out;
-    for (auto& s : samples) out.push_back(summarize(std::move(s)));
+    for (size_t c = 0; c < count; ++c) {
+        out.push_back(summarize(std::move(samples[c])));
+        out.back().calls = std::move(calls[c]);
+    }
     return out;
 }
 

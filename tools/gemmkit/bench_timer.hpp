@@ -13,9 +13,17 @@
 
 namespace gemmkit::cli {
 
+// One timed call: its place in the interleaved sequence of all contenders' calls (0, 1, ...;
+// the warm-up calls not counted) and its time.
+struct Sample {
+    int call = 0;
+    double ms = 0;
+};
+
 struct Timing {
     double min_ms = 0, median_ms = 0, max_ms = 0;
     int samples = 0;
+    std::vector<Sample> calls;  // in call order (time_interleaved fills it; summarize does not)
 };
 
 // Evicts the L2 before a timed call: by writing a buffer twice its size (a memset), or by

@@ -194,6 +194,7 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--seed") ok = number(&o.seed, uint64_t{0});
         else if (arg == "--csv") o.csv = value;
         else if (arg == "--json") o.json = value;
+        else if (arg == "--samples") o.samples = value;
         else if (arg == "--write") o.write = value;
         else if (arg == "--classes") o.classes = value;
         else if (arg == "--mib") ok = parse_size_list(value, &o.mib, err);
@@ -210,6 +211,7 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         if (m.empty()) return *err = "--n/--k need --m", false;
         o.shapes = shape_product(m, n, k);
     }
+    if (!o.samples.empty() && o.command != "bench") return *err = "--samples: only bench writes samples", false;
     *out = o;
     return true;
 }

@@ -54,6 +54,7 @@ struct Options {
     bool flush_by_reading = false;    // --l2-flush write|read: how the timers evict the L2 before each call
     uint64_t seed = 2024;             // --seed
     std::string csv, json;            // --csv F, --json F
+    std::string samples;              // --samples F: bench writes every timed call's time there
     std::string write;                // --write F: tune writes its table there
     std::string classes = "*";        // --classes GLOB[,GLOB]: the shape classes tune measures
     std::vector<int64_t> mib;         // --mib LIST: bandwidth buffer sizes in MiB (size-list grammar)

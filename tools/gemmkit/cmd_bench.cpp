@@ -30,6 +30,7 @@ struct Row {
     Shape shape;
     Timing t;
     double tflops = 0, cublas_median_ms = 0, pct_cublas = 0, pct_peak = 0;
+    std::vector<Sample> cublas_calls;  // cuBLAS's timed calls beside this kernel's (t.calls)
 };
 
 // Why `auto` has nothing to run (choose_kernel's message).
@@ -108,6 +109,24 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const anal
           << ",\"" << r.status << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ','
           << r.t.samples << ',' << r.tflops << ',' << r.cublas_median_ms << ',' << r.pct_cublas << ',' << r.pct_peak
           << ",\"" << d.name << "\"," << GEMMKIT_GIT_COMMIT << '\n';
+}
+
+// --samples: every timed call, one line each. `call` is the call's place in its timing's
+// interleaved sequence (A B B A ...), so a kernel's call sits beside the cuBLAS calls just before
+// and after it: drift over a run, or two modes of one kernel, show up here where medians hide them.
+void write_samples(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f << "kernel,contender,types,ops,m,n,k,call,ms,device,commit\n";
+    for (const Row& r : rows) {
+        const std::pair<std::string, const std::vector<Sample>*> contenders[] = {{r.kernel, &r.t.calls},
+                                                                                 {"cublas", &r.cublas_calls}};
+        for (const auto& [contender, calls] : contenders)
+            for (const Sample& s : *calls)
+                f << r.kernel << ',' << contender << ',' << r.types << ',' << r.ops << ',' << r.shape.m << ','
+                  << r.shape.n << ',' << r.shape.k << ',' << s.call << ',' << s.ms << ",\"" << d.name << "\","
+                  << GEMMKIT_GIT_COMMIT << '\n';
+    }
 }
 
 std::string json_escape(const std::string& s) {
@@ -211,6 +230,7 @@ int cmd_bench(const Options& o) {
                         if (with_cublas) {
                             r.cublas_median_ms = t[1].median_ms;
                             r.pct_cublas = 100.0 * t[1].median_ms / t[0].median_ms;
+                            r.cublas_calls = t[1].calls;
                             cublas_timings.push_back(t[1]);
                         }
                     }
@@ -244,6 +264,7 @@ int cmd_bench(const Options& o) {
     CUDA_CHECK(cudaStreamDestroy(stream));
     if (!o.csv.empty()) write_csv(o.csv, rows, dev);
     if (!o.json.empty()) write_json(o.json, rows, dev);
+    if (!o.samples.empty()) write_samples(o.samples, rows, dev);
     if (failures > 0) std::printf("\n%d kernel(s) FAILED verification and were not timed\n", failures);
     return failures == 0 ? 0 : 1;
 }

@@ -35,6 +35,7 @@ const char kUsage[] =
     "                          of twice its size (default), or by reading that much (no dirty lines left)\n"
     "  --seed S                random inputs' seed (default 2024)\n"
     "  --csv FILE --json FILE  bench (csv also bandwidth, rowmean-matvec): also write the results there\n"
+    "  --samples FILE          bench: also write every timed call's time, in call order (kernel and cuBLAS)\n"
     "  --write FILE            tune: write the winners as a tuning table; profile: keep ncu's report\n"
     "  --classes GLOB[,GLOB]   tune: only these shape classes, e.g. '*/NN'; --write keeps FILE's other rows\n"
     "  --mib LIST              bandwidth: buffer sizes in MiB (size-list grammar, e.g. 1:4096:x2)\n"
