@@ -37,6 +37,8 @@
 // (10.6 a DMMA) against 220 (6.9; cuBLAS's DGEMM issues 6.4).
 // Measured (H100, NN, % of cublasDgemm in the same run): 59.1-59.2 TFLOP/s (97.6-98.4%) at
 // 4096^3, 53.9-54.2 (96.8%) at 8192^3, 51.4 (129-130%) at 4097^3 (8-byte copies; cuBLAS 39.7).
+// With A op T the fragments run a k8 step ahead of the DMMAs (kFragsAheadForAT): TN 92-95% at
+// 8192^3 / 4096^3 (85-90% with them loaded at each step's start), TT 83-85% (80-82%).
 // With the edge checks in every slab: 92.5-96.3% / 89.5-91.5% / 111-120%.
 // Lost against it (4096^3 / 8192^3): one __syncthreads a slab 79.7 / 73.5%; with it, K-slabs
 // of 32 in 3 stages 82.9 / 77.2%, blocks in groups of 8 block rows (L2 reuse) 77.8 / 73.2%
@@ -53,10 +55,15 @@
 
 namespace gemmkit::dgemm {
 
-template <int BM_, int BN_, int WM_, int WN_, int kStages_, int kMinBlocks_>
+template <int BM_, int BN_, int WM_, int WN_, int kStages_, int kMinBlocks_, bool kFragsAheadForAT_ = false>
 struct DmmaTileCfg {
     static constexpr int BM = BM_, BN = BN_, BK = 16, WM = WM_, WN = WN_, kStages = kStages_;
     static constexpr int kMinBlocks = kMinBlocks_;  // blocks an SM: __launch_bounds__'s register cap
+    // Step 07's kernel loads fragments a k8 step ahead where A is op T (DmmaBlock::accumulate).
+    // Set for the 128 x 128 tiles alone, where it measured faster (H100: TN -7 to -10% at
+    // 2048^3, 8192^3 and 4097^3, TT -3 to -7%); with A op N it lost at 8192^3 (-3%), and
+    // step 08's shares (1024^3 TN, -3%) and the smaller tiles (-1 to -2%) gained nothing.
+    static constexpr bool kFragsAheadForAT = kFragsAheadForAT_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kWarps = kWarpsM * kWarpsN;
     static constexpr int kThreads = 32 * kWarps;
@@ -68,7 +75,7 @@ struct DmmaTileCfg {
     static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
     static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "the rings fit an sm_90 SM's shared memory");
 };
-using DmmaCfg = DmmaTileCfg<128, 128, 64, 32, 4, 1>;
+using DmmaCfg = DmmaTileCfg<128, 128, 64, 32, 4, 1, true>;
 
 // One operand's MN x BK K-slab in shared memory: the swizzled layout, the cp.async copy from
 // global memory, and the fragment reads. "mn" is the row of op(A) or the column of op(B).
@@ -226,8 +233,8 @@ struct DmmaSlab {
 // One block's share of the work, as pieces that step 08 reuses: the ring and the per-thread copy
 // and fragment offsets (set up once), the main loop over a range of a tile's K-slabs, and the
 // epilogue. kCopy8: A or B is only 8-byte aligned; both are then copied in 8-byte pieces
-// (CopyPlan::issue).
-template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
+// (CopyPlan::issue). kFragsAhead: the main loop loads fragments one k8 step ahead (accumulate).
+template <class Cfg, bool kTransA, bool kTransB, bool kCopy8, bool kFragsAhead = false>
 struct DmmaBlock {
     using SlabA = DmmaSlab<Cfg::BM, Cfg::BK, !kTransA>;  // op N: A[m + k*lda], m contiguous
     using SlabB = DmmaSlab<Cfg::BN, Cfg::BK, kTransB>;   // op T: B[n + k*ldb], n contiguous
@@ -235,6 +242,7 @@ struct DmmaBlock {
     // acc[mi][ni]: mma's 16x8 D tile of rows wm0 + 16mi.. and the n-tile ni, whose columns are
     // wn0 + 16(ni/2) + ni%2 + {0, 2, ..., 14} (relabelled; store() below).
     using Acc = double[Cfg::MI][Cfg::NI][4];
+    static constexpr int kKSteps = Cfg::BK / 8;  // k8 steps a slab
 
     const GemmArgs<double>& args;
     const double* sA;  // [kStages][SlabA::kElems]
@@ -289,13 +297,15 @@ struct DmmaBlock {
                                          kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
             ring.copies_issued(q);
         };
-        // Slab q's DMMAs; the refill of slab q + kStages - 1 goes out during its first k8 step.
-        auto compute = [&](int q, auto refill_full) {
+        // Slab q's DMMAs, each k8 step's fragments loaded at its start (ptxas issues the 12
+        // LDS.128 together, then the 16 DMMAs wait for them); the refill of slab q + kStages - 1
+        // goes out during its first k8 step.
+        auto compute_at_start = [&](int q, auto refill_full) {
             ring.wait_full(q);
             const double* stA = sA + ring.stage_of(q) * SlabA::kElems;
             const double* stB = sB + ring.stage_of(q) * SlabB::kElems;
 #pragma unroll
-            for (int kstep = 0; kstep < Cfg::BK / 8; ++kstep) {
+            for (int kstep = 0; kstep < kKSteps; ++kstep) {
                 double fb[Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[p]
 #pragma unroll
                 for (int p = 0; p < Cfg::NI / 2; ++p) fragsB.load(fb[p], stB, p, kstep);
@@ -318,7 +328,61 @@ struct DmmaBlock {
             ring.release(q);  // this thread is done with slab q (mma.sync has consumed its reads)
         };
 
+        // The same with the fragments one k8 step ahead of the DMMAs: a[mi] is reloaded for the
+        // next step once its row of DMMAs has read it, and the next step's B goes to the other
+        // of two buffers (step j of a slab reads fb[j % 2]). Where the next step lies in the next
+        // slab, the wait for that slab comes before the last row of DMMAs, not the first, so a
+        // late slab stalls few of them. Slab q is released a step early: its last reads were
+        // issued during the step before its last.
+        double a[Cfg::MI][4];
+        double fb[2][Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[.][p]
+        auto load_ahead = [&](int q, int kstep, int row_b, int rows_a) {
+            const double* stA = sA + ring.stage_of(q) * SlabA::kElems;
+            const double* stB = sB + ring.stage_of(q) * SlabB::kElems;
+#pragma unroll
+            for (int p = 0; row_b >= 0 && p < Cfg::NI / 2; ++p) fragsB.load(fb[row_b][p], stB, p, kstep);
+#pragma unroll
+            for (int mi = 0; mi < Cfg::MI; ++mi)
+                if (rows_a >> mi & 1) fragsA.load(a[mi], stA, mi, kstep);
+        };
+        auto compute_ahead = [&](int q, auto refill_full) {
+            static_assert(kKSteps % 2 == 0, "step j of every slab reads B buffer j % 2");
+#pragma unroll
+            for (int kstep = 0; kstep < kKSteps; ++kstep) {
+                const bool last_k = kstep == kKSteps - 1;
+                const int next_q = last_k ? q + 1 : q, next_k = last_k ? 0 : kstep + 1, cur = kstep % 2;
+                const bool has_next = next_q < last;              // block-uniform
+                const int load_row = last_k ? Cfg::MI - 2 : 0;  // the next step's loads start after it
+#pragma unroll
+                for (int mi = 0; mi < Cfg::MI; ++mi) {
+#pragma unroll
+                    for (int ni = 0; ni < Cfg::NI; ++ni) {
+                        const double b[2] = {fb[cur][ni / 2][ni % 2], fb[cur][ni / 2][2 + ni % 2]};
+                        ptx::mma_m16n8k8_f64(acc[mi][ni], a[mi], b);
+                    }
+                    if (!has_next || mi < load_row) continue;
+                    if (mi == load_row && last_k) ring.wait_full(next_q);
+                    // At load_row: B and A's rows up to it; after it, A's row mi.
+                    load_ahead(next_q, next_k, mi == load_row ? cur ^ 1 : -1,
+                               mi == load_row ? (2 << mi) - 1 : 1 << mi);
+                }
+                if (kstep == 0) issue(q + Cfg::kStages - 1, refill_full);
+                if (kstep == kKSteps - 2) ring.release(q);
+            }
+        };
+
+        auto compute = [&](int q, auto refill_full) {
+            if constexpr (kFragsAhead)
+                compute_ahead(q, refill_full);
+            else
+                compute_at_start(q, refill_full);
+        };
+
         for (int q = q0; q < q0 + Cfg::kStages - 1; ++q) issue(q, std::false_type{});
+        if (kFragsAhead && q0 < last) {  // the first step's fragments
+            ring.wait_full(q0);
+            load_ahead(q0, 0, 0, (1 << Cfg::MI) - 1);
+        }
         // Two copies of the main loop: one whose refills are all inside (no edge checks among
         // the DMMAs), then one for the last slabs, whose refills may cross an edge.
         int q = q0;
@@ -357,7 +421,8 @@ template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) dmma_kernel(GemmArgs<double> args) {
 #if GEMMKIT_SM90_CODE
     extern __shared__ __align__(128) double smem[];
-    const DmmaBlock<Cfg, kTransA, kTransB, kCopy8> block(args, smem);
+    constexpr bool kFragsAhead = Cfg::kFragsAheadForAT && kTransA;
+    const DmmaBlock<Cfg, kTransA, kTransB, kCopy8, kFragsAhead> block(args, smem);
     const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM;
     const int m0 = blockIdx.x % tiles_m * Cfg::BM, n0 = blockIdx.x / tiles_m * Cfg::BN;
     double acc[Cfg::MI][Cfg::NI][4] = {};
