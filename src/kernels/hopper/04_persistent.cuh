@@ -19,7 +19,7 @@
 namespace gemmkit::hopper {
 
 struct PersistentCfg : WarpSpecializedCfg {
-    using Order = tensor::GroupedOrder<8>;
+    using Order = GroupedOrder<8>;
 };
 
 template <class T, class TC, bool kTransA, bool kTransB>

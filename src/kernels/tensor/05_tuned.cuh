@@ -29,24 +29,11 @@
 #pragma once
 
 #include "device_state.hpp"
+#include "kernels/grouped_order.cuh"
 #include "kernels/tensor/04_cp_async_pipeline.cuh"
 #include "kernels/tensor/staged_epilogue.cuh"
 
 namespace gemmkit::tensor {
-
-// A one-dimensional grid, block b -> tile (tm, tn): groups of kGroup tile-rows, m fastest.
-template <int kGroup>
-struct GroupedOrder {
-    __device__ static int2 tile(int tiles_m, int tiles_n) { return tile_of(blockIdx.x, tiles_m, tiles_n); }
-    // The tile of position b in this order (a persistent block walks positions itself).
-    __device__ static int2 tile_of(int b, int tiles_m, int tiles_n) {
-        const int per_group = kGroup * tiles_n;
-        const int first_m = b / per_group * kGroup, rows = min(kGroup, tiles_m - first_m);
-        const int local = b % per_group;
-        return make_int2(first_m + local % rows, local / rows);
-    }
-    static dim3 grid(int tiles_m, int tiles_n) { return dim3(static_cast<unsigned>(tiles_m) * tiles_n); }
-};
 
 using TunedOrder = GroupedOrder<8>;
 
