@@ -1,8 +1,7 @@
 // The order in which a one-dimensional grid walks the tiles of C: groups of kGroup tile rows,
 // m fastest, then the next column of the group. The blocks at work at once then cover a patch of
 // about kGroup rows of tiles instead of whole columns of them, and share more of A's and B's
-// slabs in L2. Used by the tensor-core steps 05-06, Hopper step 04 on, and FP64 steps 07-09's
-// 128 x 128 tiles.
+// slabs in L2. Used by the tensor-core steps 05-06 and Hopper step 04 on.
 // 128 x 128 tiles.
 #pragma once
 

@@ -49,22 +49,21 @@
 #include <type_traits>
 
 #include "kernels/dgemm/06_async_ring.cuh"
-#include "kernels/grouped_order.cuh"
 #include "ptx/cp_async.cuh"
 #include "ptx/arch.cuh"
 #include "ptx/mma_f64.cuh"
 
 namespace gemmkit::dgemm {
 
-template <int BM_, int BN_, int WM_, int WN_, int kStages_, int kMinBlocks_>
+template <int BM_, int BN_, int WM_, int WN_, int kStages_, int kMinBlocks_, bool kFragsAheadForAT_ = false>
 struct DmmaTileCfg {
     static constexpr int BM = BM_, BN = BN_, BK = 16, WM = WM_, WN = WN_, kStages = kStages_;
     static constexpr int kMinBlocks = kMinBlocks_;  // blocks an SM: __launch_bounds__'s register cap
     // Step 07's kernel loads fragments a k8 step ahead where A is op T (DmmaBlock::accumulate).
-    static constexpr bool kFragsAheadForAT = false;
-    // Tiles in groups of this many tile rows (GroupedOrder; dmma_tile_origin), or 0: down whole
-    // columns of tiles.
-    static constexpr int kGroupRows = 0;
+    // Set for the 128 x 128 tiles alone, where it measured faster (H100: TN -7 to -10% at
+    // 2048^3, 8192^3 and 4097^3, TT -3 to -7%); with A op N it lost at 8192^3 (-3%), and
+    // step 08's shares (1024^3 TN, -3%) and the smaller tiles (-1 to -2%) gained nothing.
+    static constexpr bool kFragsAheadForAT = kFragsAheadForAT_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kWarps = kWarpsM * kWarpsN;
     static constexpr int kThreads = 32 * kWarps;
@@ -76,18 +75,7 @@ struct DmmaTileCfg {
     static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
     static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "the rings fit an sm_90 SM's shared memory");
 };
-// The 128 x 128 tiles of large problems (steps 07-09), with two choices measured on them alone.
-struct DmmaCfg : DmmaTileCfg<128, 128, 64, 32, 4, 1> {
-    // H100: TN -7 to -10% time at 2048^3, 8192^3 and 4097^3, TT -3 to -7%. With A op N it lost
-    // 3% at 8192^3; step 08's shares (1024^3 TN, -3%) and the smaller tiles (-1 to -2%) gained
-    // nothing.
-    static constexpr bool kFragsAheadForAT = true;
-    // The ~132 tiles at work at once cover 8 x 16.5 tiles, not 2 whole columns of 64 (8192^3):
-    // they read less of A from DRAM. Back-to-back 8192^3 calls at the power cap took 3.5-4%
-    // less time and energy (20.3-20.4 against 21.1-21.4 ms, cuBLAS 20.7); in the bench, where
-    // each call follows an L2 flush and a cuBLAS call at a clock both share, +-1%.
-    static constexpr int kGroupRows = 8;
-};
+using DmmaCfg = DmmaTileCfg<128, 128, 64, 32, 4, 1, true>;
 
 // One operand's MN x BK K-slab in shared memory: the swizzled layout, the cp.async copy from
 // global memory, and the fragment reads. "mn" is the row of op(A) or the column of op(B).
@@ -427,29 +415,16 @@ struct DmmaBlock {
     }
 };
 
-// The origin in C of tile t of an m x n problem: tiles numbered down columns of tiles (m first),
-// within groups of Cfg::kGroupRows tile rows where that is set. Step 08 numbers them the same way.
-template <class Cfg>
-__device__ inline int2 dmma_tile_origin(unsigned t, int m, int n) {
-    const unsigned tiles_m = (m + Cfg::BM - 1) / Cfg::BM;
-    if constexpr (Cfg::kGroupRows > 0) {
-        const int2 tile = GroupedOrder<Cfg::kGroupRows, unsigned>::tile_of(t, tiles_m, (n + Cfg::BN - 1) / Cfg::BN);
-        return int2{tile.x * Cfg::BM, tile.y * Cfg::BN};
-    } else {
-        return int2{static_cast<int>(t % tiles_m * Cfg::BM), static_cast<int>(t / tiles_m * Cfg::BN)};
-    }
-}
-
-// Step 07: a block a tile, all of its slabs. Block b takes tile b (dmma_tile_origin), so step
-// 08 can launch the first tiles alone.
+// Step 07: a block a tile, all of its slabs. Block b takes tile b, the tiles numbered down
+// columns of tiles (m first), so step 08 can launch the first tiles alone.
 template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) dmma_kernel(GemmArgs<double> args) {
 #if GEMMKIT_SM90_CODE
     extern __shared__ __align__(128) double smem[];
     constexpr bool kFragsAhead = Cfg::kFragsAheadForAT && kTransA;
     const DmmaBlock<Cfg, kTransA, kTransB, kCopy8, kFragsAhead> block(args, smem);
-    const int2 origin = dmma_tile_origin<Cfg>(blockIdx.x, args.m, args.n);
-    const int m0 = origin.x, n0 = origin.y;
+    const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM;
+    const int m0 = blockIdx.x % tiles_m * Cfg::BM, n0 = blockIdx.x / tiles_m * Cfg::BN;
     double acc[Cfg::MI][Cfg::NI][4] = {};
     block.accumulate(acc, m0, n0, 0, (args.k + Cfg::BK - 1) / Cfg::BK, 0);
     block.store(acc, m0, n0);

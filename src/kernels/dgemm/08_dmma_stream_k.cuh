@@ -36,8 +36,8 @@ using DmmaStreamKCfg = DmmaCfg;
 
 // What step 08 needs besides the GEMM's arguments.
 struct DmmaStreamKArgs {
-    int whole;                   // tiles 0 .. whole - 1 ran whole (step 07's kernel, launched first;
-                                 // tile t lies at dmma_tile_origin(t))
+    int whole;                   // tiles 0 .. whole - 1 ran whole (step 07's kernel, launched first)
+    int tiles_m;                 // tile t covers rows (t % tiles_m) * BM.. and columns (t / tiles_m) * BN..
     hopper::StreamKSplit split;  // the shares of tiles whole.. (its "pairs" are those tiles, its
                                  // "clusters" this kernel's blocks; it has no whole tiles)
     double2* partials;           // [share][kAccPairs][kThreads]: thread i's j-th pair of sums at [..][j][i]
@@ -91,7 +91,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     // Where piece u's tile lies. Worked out again after its slabs (pieces is re-read from shared
     // memory): held across the slab loop, these values spilled.
     auto origin_of = [&](const hopper::WorkUnit& w) {
-        return dmma_tile_origin<Cfg>(sk.whole + w.pair, args.m, args.n);
+        const int tile = sk.whole + w.pair;
+        return int2{tile % sk.tiles_m * Cfg::BM, tile / sk.tiles_m * Cfg::BN};
     };
     int q = 0;  // the ring's slab count so far
     for (int u = 0; u < pieces.units(); ++u) {
@@ -140,7 +141,7 @@ cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
     const int whole = static_cast<int>(plan.tiles - split);
     if (err == cudaSuccess && whole > 0) err = launch_dmma_tiles<Cfg>(p, stream, whole);
     if (err == cudaSuccess) {
-        const DmmaStreamKArgs sk = {whole, {split, plan.slabs, split},
+        const DmmaStreamKArgs sk = {whole, plan.tiles_m, {split, plan.slabs, split},
                                     reinterpret_cast<double2*>(static_cast<char*>(workspace) + flag_bytes),
                                     static_cast<int*>(workspace)};
         err = with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
