@@ -336,14 +336,16 @@ struct DmmaBlock {
         // issued during the step before its last.
         double a[Cfg::MI][4];
         double fb[2][Cfg::NI / 2][4];  // n-tiles 2p and 2p + 1 in fb[.][p]
-        auto load_ahead = [&](int q, int kstep, int row_b, int rows_a) {
+        // Loads k8 step `kstep` of slab q: B into fb[b_buffer] (none if -1), and A's 16-row
+        // blocks mi whose bit is set in a_rows into a[mi].
+        auto load_ahead = [&](int q, int kstep, int b_buffer, int a_rows) {
             const double* stA = sA + ring.stage_of(q) * SlabA::kElems;
             const double* stB = sB + ring.stage_of(q) * SlabB::kElems;
 #pragma unroll
-            for (int p = 0; row_b >= 0 && p < Cfg::NI / 2; ++p) fragsB.load(fb[row_b][p], stB, p, kstep);
+            for (int p = 0; b_buffer >= 0 && p < Cfg::NI / 2; ++p) fragsB.load(fb[b_buffer][p], stB, p, kstep);
 #pragma unroll
             for (int mi = 0; mi < Cfg::MI; ++mi)
-                if (rows_a >> mi & 1) fragsA.load(a[mi], stA, mi, kstep);
+                if (a_rows >> mi & 1) fragsA.load(a[mi], stA, mi, kstep);
         };
         auto compute_ahead = [&](int q, auto refill_full) {
             static_assert(kKSteps % 2 == 0, "step j of every slab reads B buffer j % 2");
