@@ -61,8 +61,8 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          entry_of<&async_ring_kernel<AsyncRingCfg, false, false, false>>, AsyncRingCfg::kSmemBytes},
         {"dgemm.07_dmma_warp_ring", 7, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
          "FP64 tensor cores: mma.sync m16n8k8 (DMMA), 64x32 warp tiles, 4-stage cp.async ring handed over by "
-         "full/empty mbarriers (no __syncthreads a slab), swizzled LDS.128 fragments, no edge checks while the "
-         "refills lie inside",
+         "full/empty mbarriers (no __syncthreads a slab), swizzled LDS.128 fragments (a k8 step ahead of the "
+         "DMMAs where A is op T), no edge checks while the refills lie inside",
          kDmmaFastPath, kAllOps, 8, tile_of<DmmaCfg>(), supports_f64, launch_dmma<DmmaCfg>,
          entry_of<&dmma_kernel<DmmaCfg, false, false, false>>, DmmaCfg::kSmemBytes},
         {"dgemm.08_dmma_stream_k", 8, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F, 90,
