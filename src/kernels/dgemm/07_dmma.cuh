@@ -297,6 +297,14 @@ struct DmmaBlock {
                                          kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
             ring.copies_issued(q);
         };
+        // Row mi of a k8 step's DMMAs: A's 16-row block a against the NI n-tiles held in fb.
+        auto dmma_row = [&](int mi, const double (&a)[4], const double (&fb)[Cfg::NI / 2][4]) {
+#pragma unroll
+            for (int ni = 0; ni < Cfg::NI; ++ni) {
+                const double b[2] = {fb[ni / 2][ni % 2], fb[ni / 2][2 + ni % 2]};
+                ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
+            }
+        };
         // Slab q's DMMAs, each k8 step's fragments loaded at its start (ptxas issues the 12
         // LDS.128 together, then the 16 DMMAs wait for them); the refill of slab q + kStages - 1
         // goes out during its first k8 step.
@@ -313,11 +321,7 @@ struct DmmaBlock {
                 for (int mi = 0; mi < Cfg::MI; ++mi) {
                     double a[4];
                     fragsA.load(a, stA, mi, kstep);
-#pragma unroll
-                    for (int ni = 0; ni < Cfg::NI; ++ni) {
-                        const double b[2] = {fb[ni / 2][ni % 2], fb[ni / 2][2 + ni % 2]};
-                        ptx::mma_m16n8k8_f64(acc[mi][ni], a, b);
-                    }
+                    dmma_row(mi, a, fb);
                 }
                 // Slab q + kStages - 1 refills the stage of slab q - 1, which every thread
                 // releases at the end of it; its copies go out while this k8 step's DMMAs run
@@ -357,11 +361,7 @@ struct DmmaBlock {
                 const int load_row = last_k ? Cfg::MI - 2 : 0;  // the next step's loads start after it
 #pragma unroll
                 for (int mi = 0; mi < Cfg::MI; ++mi) {
-#pragma unroll
-                    for (int ni = 0; ni < Cfg::NI; ++ni) {
-                        const double b[2] = {fb[cur][ni / 2][ni % 2], fb[cur][ni / 2][2 + ni % 2]};
-                        ptx::mma_m16n8k8_f64(acc[mi][ni], a[mi], b);
-                    }
+                    dmma_row(mi, a[mi], fb[cur]);
                     if (!has_next || mi < load_row) continue;
                     if (mi == load_row && last_k) ring.wait_full(next_q);
                     // At load_row: B and A's rows up to it; after it, A's row mi.
