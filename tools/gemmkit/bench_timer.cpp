@@ -46,7 +46,6 @@ std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, c
         const NvtxRange range(contenders[which].name);
         if (!contenders[which].run()) throw std::runtime_error(contenders[which].name + ": a timed call failed");
     };
-    std::vector<std::vector<double>> samples(count);
     std::vector<std::vector<Sample>> calls(count);
     try {
         for (int w = 0; w < plan.warmup; ++w)
@@ -65,7 +64,6 @@ std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, c
                 float ms = 0;
                 CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
                 calls[c].push_back({static_cast<int>(round * count + slot), ms});
-                samples[c].push_back(ms);
                 spent_ms += ms;
             }
             if (round + 1 >= 3 && spent_ms > plan.max_seconds * 1e3) break;
@@ -78,9 +76,11 @@ std::vector<Timing> time_interleaved(const std::vector<Contender>& contenders, c
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     std::vector<Timing> out;
-    for (size_t c = 0; c < count; ++c) {
-        out.push_back(summarize(std::move(samples[c])));
-        out.back().calls = std::move(calls[c]);
+    for (auto& c : calls) {
+        std::vector<double> ms;
+        for (const Sample& s : c) ms.push_back(s.ms);
+        out.push_back(summarize(std::move(ms)));
+        out.back().calls = std::move(c);
     }
     return out;
 }

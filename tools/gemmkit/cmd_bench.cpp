@@ -118,14 +118,15 @@ void write_samples(const std::string& path, const std::vector<Row>& rows, const 
     std::ofstream f(path);
     if (!f) throw std::runtime_error("cannot write " + path);
     f << "kernel,contender,types,ops,m,n,k,call,ms,device,commit\n";
+    auto write = [&](const Row& r, const std::string& contender, const std::vector<Sample>& calls) {
+        for (const Sample& s : calls)
+            f << r.kernel << ',' << contender << ',' << r.types << ',' << r.ops << ',' << r.shape.m << ','
+              << r.shape.n << ',' << r.shape.k << ',' << s.call << ',' << s.ms << ",\"" << d.name << "\","
+              << GEMMKIT_GIT_COMMIT << '\n';
+    };
     for (const Row& r : rows) {
-        const std::pair<std::string, const std::vector<Sample>*> contenders[] = {{r.kernel, &r.t.calls},
-                                                                                 {"cublas", &r.cublas_calls}};
-        for (const auto& [contender, calls] : contenders)
-            for (const Sample& s : *calls)
-                f << r.kernel << ',' << contender << ',' << r.types << ',' << r.ops << ',' << r.shape.m << ','
-                  << r.shape.n << ',' << r.shape.k << ',' << s.call << ',' << s.ms << ",\"" << d.name << "\","
-                  << GEMMKIT_GIT_COMMIT << '\n';
+        write(r, r.kernel, r.t.calls);
+        write(r, "cublas", r.cublas_calls);
     }
 }
 
