@@ -8,6 +8,7 @@
 #include "common/status.hpp"
 #include "device_state.hpp"
 #include "dispatch.hpp"
+#include "plan/plan.hpp"
 #include "registry.hpp"
 #include "validate.hpp"
 
@@ -52,14 +53,11 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         return GEMMKIT_SUCCESS;
     }
 
-    DeviceState dev;
-    if (gemmkit_status s = current_device(&dev); s != GEMMKIT_SUCCESS) return s;
-    const KernelInfo* info = named != nullptr ? named : choose_kernel(p, dev.sm, &why);
-    if (info == nullptr) return fail(GEMMKIT_NOT_SUPPORTED, why);
-    if (info->min_sm > dev.sm)
-        return fail(GEMMKIT_NOT_SUPPORTED, std::string(info->name) + " needs sm_" + std::to_string(info->min_sm) +
-                                               "; device " + std::to_string(dev.ordinal) + " is sm_" +
-                                               std::to_string(dev.sm));
+    DeviceFacts facts;
+    if (gemmkit_status s = current_device_facts(&facts); s != GEMMKIT_SUCCESS) return s;
+    Plan plan;
+    if (!plan_gemm(p, facts, kernel, &plan, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
+    const KernelInfo* info = plan.kernel;
 
     if (gemmkit_status s = check_device_pointer(p.C, "C"); s != GEMMKIT_SUCCESS) return s;
     cudaError_t err;
@@ -68,7 +66,14 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
     } else {
         if (gemmkit_status s = check_device_pointer(p.A, "A"); s != GEMMKIT_SUCCESS) return s;
         if (gemmkit_status s = check_device_pointer(p.B, "B"); s != GEMMKIT_SUCCESS) return s;
-        err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) { return info->launch(sub, stream); });
+        // A problem past the chunk limits runs as several; each chunk gets its own plan.
+        err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) {
+            if (sub.m == p.m && sub.n == p.n && sub.k == p.k) return info->launch(sub, plan, stream);
+            Plan part;
+            std::string ignored;
+            if (!plan_gemm(sub, facts, info->name, &part, &ignored)) return cudaErrorInvalidValue;
+            return info->launch(sub, part, stream);
+        });
     }
     if (err != cudaSuccess) return fail_cuda(err, info->name);
     clear_error();

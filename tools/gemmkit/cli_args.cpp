@@ -154,6 +154,10 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
             o.quiet = true;
             continue;
         }
+        if (arg == "--corpus") {
+            o.corpus = true;
+            continue;
+        }
         if (arg == "--help") {
             o.command = "help";
             continue;
@@ -200,6 +204,8 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         else if (arg == "--mib") ok = parse_size_list(value, &o.mib, err);
         else if (arg == "--lmn") ok = parse_shapes(value, &o.lmn, err);
         else if (arg == "--versions") o.versions = value;
+        else if (arg == "--type") o.type = value;
+        else if (arg == "--device") o.device = value;
         else return *err = "unknown option " + arg, false;
         if (!ok) {
             if (err->rfind(arg, 0) != 0) *err = arg + ": " + *err;

@@ -19,6 +19,7 @@ int cmd_info(const Options& o);
 int cmd_bandwidth(const Options& o);
 int cmd_rowmean_matvec(const Options& o);
 int cmd_profile(const Options& o);
+int cmd_plan(const Options& o);
 
 // The sentence every GPU command ends with when there is no device: "no CUDA device: <why>; gemmkit
 // <command> needs an NVIDIA GPU, sm_80 or newer". Returns false (and prints it) when none.

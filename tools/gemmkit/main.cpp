@@ -16,6 +16,9 @@ const char kUsage[] =
     "  tune                 time the FP32 configurations (default: steps 11+) per shape class;\n"
     "                       --write FILE records the winners for auto (src/tuning/sgemm_table.csv)\n"
     "  explain [KERNEL]     registers, shared memory, spills, occupancy, arithmetic intensity\n"
+    "  plan                 what auto runs for --mnk shapes of --type (f32 tf32 f16 bf16 f64) and --ops, and\n"
+    "                       why, on --device h100|h200 (built-in facts, no GPU needed) or current;\n"
+    "                       --corpus prints the golden plan corpus (tests/host/plan_corpus.txt)\n"
     "  info                 the device: SMs, clocks, memory, theoretical peaks\n"
     "  bandwidth            SAXPY and copies, 1 MiB to 4 GiB (--mib LIST): GB/s, % of theoretical DRAM\n"
     "  rowmean-matvec       case study: batched row means + mat-vec, cpu and v1..v5 (--lmn LxMxN, --versions)\n"
@@ -41,6 +44,8 @@ const char kUsage[] =
     "  --mib LIST              bandwidth: buffer sizes in MiB (size-list grammar, e.g. 1:4096:x2)\n"
     "  --lmn S[,S]             rowmean-matvec, profile rowmean.*: sizes LxMxN (default 512x512x1024,1024^3)\n"
     "  --versions GLOB[,GLOB]  rowmean-matvec: which of cpu, v1..v5 (default: all)\n"
+    "  --type T                plan: f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32) or f64 (default f16)\n"
+    "  --device D              plan: h100 (default), h200, or current (the GPU's own facts)\n"
     "  --quiet                 no progress on stderr; verify prints failures only\n";
 
 }  // namespace
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
         if (o.command == "bandwidth") return cmd_bandwidth(o);
         if (o.command == "rowmean-matvec") return cmd_rowmean_matvec(o);
         if (o.command == "profile") return cmd_profile(o);
+        if (o.command == "plan") return cmd_plan(o);
         if (o.command == "help" || o.command.empty()) {
             std::fputs(kUsage, o.command.empty() ? stderr : stdout);
             return o.command.empty() ? 2 : 0;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "kernels/dgemm/08_dmma_stream_k.cuh"
+#include "plan/configs.hpp"
 
 namespace gemmkit::dgemm {
 
@@ -45,21 +46,20 @@ bool small_dmma_tiles_serve(int64_t m, int64_t n, int64_t k, int sm_count) {
                                 int64_t{sm_count} * SmallCfg::kMinBlocks);
 }
 
+// Step 09 as the plan says (plan_dmma, src/plan/dgemm_rules.cu): its tiles and their split.
 template <class Cfg, class SmallCfg>
-cudaError_t launch_dmma_sized(const Problem& p, cudaStream_t stream) {
-    DeviceState dev;  // SM count, cached per device
-    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma_stream_k<Cfg>(p, stream);  // its error then
-    const bool small = small_dmma_tiles_serve<Cfg, SmallCfg>(p.m, p.n, p.k, dev.sm_count);
-    switch (dmma_narrow_tile(p.m, p.n, small)) {
-        case DmmaNarrowTile::kCols16: return launch_dmma_stream_k<DmmaCols16Cfg>(p, stream);
-        case DmmaNarrowTile::kCols32: return launch_dmma_stream_k<DmmaCols32Cfg>(p, stream);
-        case DmmaNarrowTile::kCols64: return launch_dmma_stream_k<DmmaCols64Cfg>(p, stream);
-        case DmmaNarrowTile::kRows16: return launch_dmma_stream_k<DmmaRows16Cfg>(p, stream);
-        case DmmaNarrowTile::kRows32: return launch_dmma_stream_k<DmmaRows32Cfg>(p, stream);
-        case DmmaNarrowTile::kRows64: return launch_dmma_stream_k<DmmaRows64Cfg>(p, stream);
-        case DmmaNarrowTile::kNone: break;
+cudaError_t launch_dmma_sized(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    switch (static_cast<DmmaTiles>(plan.config)) {
+        case DmmaTiles::kCols16: return launch_dmma_stream_k<DmmaCols16Cfg>(p, plan.split, stream);
+        case DmmaTiles::kCols32: return launch_dmma_stream_k<DmmaCols32Cfg>(p, plan.split, stream);
+        case DmmaTiles::kCols64: return launch_dmma_stream_k<DmmaCols64Cfg>(p, plan.split, stream);
+        case DmmaTiles::kRows16: return launch_dmma_stream_k<DmmaRows16Cfg>(p, plan.split, stream);
+        case DmmaTiles::kRows32: return launch_dmma_stream_k<DmmaRows32Cfg>(p, plan.split, stream);
+        case DmmaTiles::kRows64: return launch_dmma_stream_k<DmmaRows64Cfg>(p, plan.split, stream);
+        case DmmaTiles::k64: return launch_dmma_stream_k<SmallCfg>(p, plan.split, stream);
+        case DmmaTiles::k128: break;
     }
-    return small ? launch_dmma_stream_k<SmallCfg>(p, stream) : launch_dmma_stream_k<Cfg>(p, stream);
+    return launch_dmma_stream_k<Cfg>(p, plan.split, stream);
 }
 
 }  // namespace gemmkit::dgemm

@@ -58,9 +58,9 @@ inline EdgePeel plan_edge_peel(const Problem& p, bool copies_a, bool copies_b, i
 // Copies that also form the peeled strips, and the strips' store, for one call of p.
 class PeeledEdges {
 public:
-    // Allocates the partial sums (from the library's pool, on `stream`). On failure nothing
-    // stays allocated and no error is pending.
-    cudaError_t allocate(const Problem& p, EdgePeel peel, cudaStream_t stream);
+    // Allocates the partial sums (from the library's pool, on `stream`), for copies sized to a
+    // GPU of `sm_count` SMs. On failure nothing stays allocated and no error is pending.
+    cudaError_t allocate(const Problem& p, EdgePeel peel, int sm_count, cudaStream_t stream);
     // pad_operand for A (B): the copy, and the partial sums of the strip it forms.
     cudaError_t copy_a(PaddedOperand* out);
     cudaError_t copy_b(PaddedOperand* out);
@@ -72,6 +72,7 @@ public:
 private:
     Problem p_;
     EdgePeel peel_;
+    int sm_count_ = 0;
     cudaStream_t stream_ = nullptr;
     float* sums_a_ = nullptr;  // [range of k][i][column]: A's copy, C's last columns
     float* sums_b_ = nullptr;  // [range of k][j][row]: B's copy, C's last rows

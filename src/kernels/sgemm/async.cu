@@ -10,7 +10,7 @@ namespace {
 
 template <class Cfg>
 KernelInfo async_row(const char* name, const char* description) {
-    return tuned_config_row<Cfg>(name, 12, 80, description, launch_async_multistage<Cfg>,
+    return tuned_config_row<Cfg>(name, 12, 80, description, runs_alone<launch_async_multistage<Cfg>>,
                                  entry_of<&async_multistage_kernel<Cfg, false, false, true>>);
 }
 

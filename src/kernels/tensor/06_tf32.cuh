@@ -25,9 +25,12 @@ namespace gemmkit::tensor {
 using Tf32PipelineCfg = PipelineCfg<256, 128, 16, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
 using Tf32SmallCfg = PipelineCfg<128, 128, 16, 64, 64, 4, /*kEdgeFreeLoop=*/true>;
 
-// Step 06 as registered, and what the Hopper TF32 steps fall back to.
-inline cudaError_t launch_tf32(const Problem& p, cudaStream_t stream) {
-    return launch_tuned_typed<Tf32PipelineCfg, Tf32SmallCfg, TunedOrder, float, float>(p, stream);
+// Step 06 as registered, and what the Hopper TF32 steps fall back to: the plan's tiles.
+inline cudaError_t launch_tf32(const Problem& p, PipelineTiles tiles, cudaStream_t stream) {
+    return launch_tuned_typed<Tf32PipelineCfg, Tf32SmallCfg, TunedOrder, float, float>(p, tiles, stream);
+}
+inline cudaError_t launch_tf32_plan(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    return launch_tf32(p, static_cast<PipelineTiles>(plan.config), stream);
 }
 
 }  // namespace gemmkit::tensor

@@ -1,0 +1,18 @@
+// The families' rules: each fills in the plan of a registry row it owns (plan.cpp calls them,
+// by the row's PlanRules). Host code, no CUDA calls; device facts come in as a parameter.
+#pragma once
+
+#include "plan/plan.hpp"
+
+namespace gemmkit {
+
+// f16/bf16 Hopper steps (`level` 6-14) and tf32 ones (7-9).
+void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf32, Plan* plan);
+// f16/bf16 step 05 and tf32 step 06: the mma.sync pipeline's tiles.
+void plan_pipeline(const Problem& p, const DeviceFacts& d, bool tf32, Plan* plan);
+// FP64 step 08 (128 x 128 tiles, stream-K) and step 09 (tiles sized to the problem).
+void plan_dmma(const Problem& p, const DeviceFacts& d, bool sized, Plan* plan);
+// FP32 step 13: the split along k of step 12's tiles.
+void plan_split_k(const Problem& p, const DeviceFacts& d, Plan* plan);
+
+}  // namespace gemmkit
