@@ -1,5 +1,5 @@
 // Probe: peak mma.sync m16n8k16 bf16 rate on this GPU, registers only.
-// With --tf32 (added 2026-11-25, docs/results/2026-11-25-h100-tf32-mma-peak-probe.txt): the same
+// With --tf32 (added 2026-11-25, docs/results/2026-11-25-mma-sync-step05/2026-11-25-h100-tf32-mma-peak-probe.txt): the same
 // loop on mma.sync m16n8k8 TF32, whose operands take the same registers.
 #include <cstdio>
 #include <cstring>

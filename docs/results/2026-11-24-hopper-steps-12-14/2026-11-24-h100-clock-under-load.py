@@ -1,6 +1,6 @@
 # Steady-state SM clock and power of one kernel launched back to back: ours (libgemmkit) against
 # cuBLAS (torch.matmul), FP16 n^3, sampled by nvidia-smi every 20 ms. Run from the repository root
-# on the GPU machine: python3 docs/results/2026-11-24-h100-clock-under-load.py 4096
+# on the GPU machine: python3 docs/results/2026-11-24-hopper-steps-12-14/2026-11-24-h100-clock-under-load.py 4096
 import ctypes, subprocess, sys, time, torch
 lib = ctypes.CDLL("build/libgemmkit.so")
 lib.gemmkit_gemm_ex.restype = ctypes.c_int
