@@ -13,7 +13,7 @@
 // sm_count_or(132) reads 132 here, as it did on the H100. Functions the refactor left as they
 // were (operand_copies, tma_writes_c, plan_edge_peel, stream_k_plan, column_tiles_pay, ...) are
 // called from the tree. Build (from the repository root, after the library):
-//   nvcc -std=c++20 -Isrc -Iinclude -Ibuild/generated docs/results/2026-11-27-plan-refactor/plan_oracle.cu \
+//   nvcc -std=c++20 -Isrc -Iinclude -Ibuild/generated docs/results/2026-11-27-plan-refactor/2026-11-27-plan-oracle.cu \
 //        build/libgemmkit_support.a -Lbuild -lgemmkit -lcudart -o build/plan_oracle
 #include <cstdio>
 #include <cstring>

@@ -2,7 +2,7 @@
 # The plan refactor's check on the GPU machine, from the repository root, with the tree of the
 # commit before it unpacked in .base/ (git archive 9fe087a | tar -x -C .base):
 #  1. builds both (the base library only, beside the full new build);
-#  2. `gemmkit plan --corpus` against the oracle (plan_oracle.cu: the base's own rule chains);
+#  2. `gemmkit plan --corpus` against the oracle (2026-11-27-plan-oracle.cu: the base's own rule chains);
 #  3. the SASS of every kernel in both libraries, function by function;
 #  4. the host tests, and the GPU tests of the planned paths.
 # Writes its logs under $OUT; prints a summary last.
@@ -24,13 +24,13 @@ echo "built in ${SECONDS}s"
 
 $B/gemmkit plan --corpus > "$OUT/plan_corpus.txt"
 nvcc -std=c++20 -Isrc -Iinclude -I$B/generated --generate-code=arch=compute_90a,code=sm_90a \
-    docs/results/2026-11-27-plan-refactor/plan_oracle.cu $B/libgemmkit_support.a -L$B -lgemmkit -lcublas -lcudart \
+    docs/results/2026-11-27-plan-refactor/2026-11-27-plan-oracle.cu $B/libgemmkit_support.a -L$B -lgemmkit -lcublas -lcudart \
     -Xcompiler -fopenmp -o $B/plan_oracle > "$OUT/oracle-build.log" 2>&1 || tail -30 "$OUT/oracle-build.log"
 LD_LIBRARY_PATH=$B $B/plan_oracle > "$OUT/oracle.txt"
 diff "$OUT/oracle.txt" "$OUT/plan_corpus.txt" > "$OUT/oracle.diff"
 echo "oracle against gemmkit plan --corpus: $(grep -c '^<' "$OUT/oracle.diff") of $(wc -l < "$OUT/plan_corpus.txt") lines differ"
 
-sass_digest() { cuobjdump -sass "$1" | python3 docs/results/2026-11-27-plan-refactor/sass_digest.py; }
+sass_digest() { cuobjdump -sass "$1" | python3 docs/results/2026-11-27-plan-refactor/2026-11-27-sass-digest.py; }
 sass_digest /tmp/base/libgemmkit.so > "$OUT/sass-base.txt"
 sass_digest $B/libgemmkit.so > "$OUT/sass-new.txt"
 diff "$OUT/sass-base.txt" "$OUT/sass-new.txt" > "$OUT/sass.diff"
