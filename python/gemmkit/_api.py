@@ -310,6 +310,9 @@ def _materialize(view, name, stream):
 def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, names=("a", "b", "out")):
     """c[...] = alpha * op(a) @ op(b) + beta * c[...] for views with matching batch shapes."""
     an, bn, cn = names
+    for v, name in ((a, an), (b, bn), (c, cn)):
+        if len(v.shape) < 2:
+            raise ValueError(f"{name} has shape {v.shape}; gemmkit needs matrices (2 or more dimensions)")
     if a.dtype != b.dtype:
         raise TypeError(f"{an} is {_DTYPE_NAME[a.dtype]} and {bn} is {_DTYPE_NAME[b.dtype]}; gemmkit multiplies "
                         f"matrices of one type")
@@ -456,7 +459,7 @@ def _torch_fast(a, b, b_is_weight, bias=None):
     if dtype is None or b.dtype != a.dtype or b.dim() != 2 or not (a.is_cuda and b.is_cuda):
         return None
     if a.dim() != 2:
-        if a.dim() < 2 or not a.is_contiguous():
+        if a.dim() < 2 or not a.is_contiguous() or a.numel() == 0:
             return None
         lead = a.shape[:-1]
         a = a.view(-1, a.shape[-1])

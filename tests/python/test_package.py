@@ -218,3 +218,8 @@ def test_raise_status_maps_each_status():
 ])
 def test_layouts(shape, strides, expected):
     assert _api._as_colmajor(shape, strides) == expected
+
+
+def test_vectors_are_refused_by_gemm():
+    with pytest.raises(ValueError, match=r"b has shape \(3,\); gemmkit needs matrices"):
+        gemmkit.gemm(FakeDeviceArray((2, 3)), FakeDeviceArray((3,)), out=FakeDeviceArray((2, 1)))
