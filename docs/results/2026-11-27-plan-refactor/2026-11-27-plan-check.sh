@@ -24,7 +24,7 @@ echo "built in ${SECONDS}s"
 
 $B/gemmkit plan --corpus > "$OUT/plan_corpus.txt"
 nvcc -std=c++20 -Isrc -Iinclude -I$B/generated --generate-code=arch=compute_90a,code=sm_90a \
-    docs/results/2026-11-27-plan-refactor/2026-11-27-plan-oracle.cu $B/libgemmkit_support.a -L$B -lgemmkit -lcublas -lcudart \
+    docs/results/2026-11-27-plan-refactor/2026-11-27-plan-oracle.cu $B/libgemmkit_support.a $B/libgemmkit_internal.a -lcublas -lcudart \
     -Xcompiler -fopenmp -o $B/plan_oracle > "$OUT/oracle-build.log" 2>&1 || tail -30 "$OUT/oracle-build.log"
 LD_LIBRARY_PATH=$B $B/plan_oracle > "$OUT/oracle.txt"
 diff "$OUT/oracle.txt" "$OUT/plan_corpus.txt" > "$OUT/oracle.diff"
