@@ -13,12 +13,8 @@ using namespace dgemm;
 
 template <class Cfg>
 void set_dmma_tiles(const Problem& p, const DeviceFacts& d, DmmaTiles tiles, Plan* plan) {
-    plan->config = static_cast<int>(tiles);
-    plan->bm = Cfg::BM, plan->bn = Cfg::BN, plan->bk = Cfg::BK;
-    plan->stages = Cfg::kStages;
-    plan->cluster = 1;
-    plan->config_name = std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + " tiles, " +
-                        std::to_string(Cfg::kStages) + " stages, " + std::to_string(Cfg::kMinBlocks) + " blocks an SM";
+    take_tiles<Cfg>(static_cast<int>(tiles), plan);
+    plan->config_name += ", " + std::to_string(Cfg::kMinBlocks) + " blocks an SM";
     const DmmaStreamKPlan sk = dmma_stream_k_plan<Cfg>(p.m, p.n, p.k, d.sm_count);
     plan->split = {SplitKind::kStreamK, sk.tiles, sk.slabs, sk.split, sk.shares};
     if (sk.split > 0)

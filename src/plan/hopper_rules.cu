@@ -15,19 +15,9 @@ namespace {
 
 using namespace hopper;
 
-std::string tile_text(int bm, int bn, int cluster) {
-    std::string s = std::to_string(bm) + "x" + std::to_string(bn);
-    return cluster > 1 ? s + " pair-tiles" : s + " tiles";
-}
-
 template <class Cfg>
 void set_tiles(Plan* plan, HopperTiles tiles) {
-    plan->config = static_cast<int>(tiles);
-    plan->bm = Cfg::BM, plan->bn = Cfg::BN, plan->bk = Cfg::BK;
-    plan->stages = Cfg::kStages;
-    plan->cluster = 1;
-    if constexpr (requires { Cfg::kCluster; }) plan->cluster = Cfg::kCluster;
-    plan->config_name = tile_text(plan->bm, plan->bn, plan->cluster) + ", " + std::to_string(plan->stages) + " stages";
+    take_tiles<Cfg>(static_cast<int>(tiles), plan);
 }
 
 // The clusters of Cfg the GPU runs at once (one CTA an SM).

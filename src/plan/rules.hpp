@@ -2,9 +2,25 @@
 // by the row's PlanRules). Host code, no CUDA calls; device facts come in as a parameter.
 #pragma once
 
+#include <string>
+
 #include "plan/plan.hpp"
 
 namespace gemmkit {
+
+// A plan's configuration `config` and its tile fields from the configuration struct Cfg (BM,
+// BN, BK, kStages, and kCluster where it has one), named "BMxBN tiles, S stages" ("pair-tiles"
+// for clusters of two CTAs).
+template <class Cfg>
+void take_tiles(int config, Plan* plan) {
+    plan->config = config;
+    plan->bm = Cfg::BM, plan->bn = Cfg::BN, plan->bk = Cfg::BK;
+    plan->stages = Cfg::kStages;
+    plan->cluster = 1;
+    if constexpr (requires { Cfg::kCluster; }) plan->cluster = Cfg::kCluster;
+    plan->config_name = std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) +
+                        (plan->cluster > 1 ? " pair-tiles, " : " tiles, ") + std::to_string(Cfg::kStages) + " stages";
+}
 
 // f16/bf16 Hopper steps (`level` 6-14) and tf32 ones (7-9).
 void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf32, Plan* plan);

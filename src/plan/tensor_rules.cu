@@ -10,26 +10,16 @@
 namespace gemmkit {
 namespace {
 
-template <class Cfg>
-void set_pipeline_tiles(Plan* plan, PipelineTiles tiles) {
-    plan->config = static_cast<int>(tiles);
-    plan->bm = Cfg::BM, plan->bn = Cfg::BN, plan->bk = Cfg::BK;
-    plan->stages = Cfg::kStages;
-    plan->cluster = 1;
-    plan->config_name = std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + " tiles, " +
-                        std::to_string(Cfg::kStages) + " stages";
-}
-
 template <class Cfg, class SmallCfg>
 void plan_tiles(const Problem& p, const DeviceFacts& d, Plan* plan) {
     const int64_t tiles = int64_t{ceil_div(p.m, Cfg::BM)} * ceil_div(p.n, Cfg::BN);
     if (2 * tiles <= d.sm_count) {
-        set_pipeline_tiles<SmallCfg>(plan, PipelineTiles::kSmall);
+        take_tiles<SmallCfg>(static_cast<int>(PipelineTiles::kSmall), plan);
         plan->note("tiles", plan->config_name,
                    std::to_string(tiles) + " tiles of " + std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) +
                        " would leave half of the SMs idle");
     } else {
-        set_pipeline_tiles<Cfg>(plan, PipelineTiles::kLarge);
+        take_tiles<Cfg>(static_cast<int>(PipelineTiles::kLarge), plan);
         plan->note("tiles", plan->config_name, "the large tiles fill at least half of the SMs");
     }
     plan->epilogue = EpiloguePath::kStaged;
