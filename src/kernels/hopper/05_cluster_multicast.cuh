@@ -11,14 +11,13 @@
 // A cluster barrier at the start: the partner's mbarriers exist before anyone signals them. It
 // is split into a relaxed arrive and a wait, and the first ring of slabs, loaded without
 // multicast, goes out in between: those copies do not wait for the barrier (~1500 cycles at the
-// start, measured), and the relaxed arrive has no MEMBAR. At the end no CTA may leave while its
+// start), and the relaxed arrive has no MEMBAR. At the end no CTA may leave while its
 // partner can still signal it: one consumer thread waits until the consumers of both CTAs have
 // released every stage. A second cluster barrier would do it too, but its release arrive puts a
-// MEMBAR.GPU in every thread: ~1100 cycles at each CTA's end, 5% of a 1024^3 call (measured).
+// MEMBAR.GPU in every thread: ~1100 cycles at each CTA's end (docs/ladder/hopper.md#lab-cluster-start-end).
 // Preconditions: as step 1.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 4096^3 728 TFLOP/s (91.0%), 8192^3 778
-// (96.6%): within noise of step 4 (the 60 MiB L2 serves these sizes). Remote arrivals with
-// cluster-scope release cost a MEMBAR each and ran at 53%; CTA scope is enough here.
+// Measured: docs/ladder/hopper.md#step-10: within noise of step 4 (L2 serves these sizes).
+// Remote arrivals use CTA scope: with cluster-scope release each costs a MEMBAR.
 #pragma once
 
 #include "kernels/hopper/04_persistent.cuh"
