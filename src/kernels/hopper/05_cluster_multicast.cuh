@@ -158,7 +158,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         ptx::setmaxnreg_dec<Cfg::kProducerRegs>();
         // The first unit's first ring of slabs (or its first slabs_alone) needs no partner: each
         // CTA loads the whole shared slab itself instead of its part multicast, so the copies
-        // start at once rather than a cluster barrier later (~1500 cycles, measured). Thread 0
+        // start at once rather than a cluster barrier later (~1500 cycles; see
+        // docs/ladder/hopper.md#lab-cluster-start-end). Thread 0
         // waits for the partner before its first multicast; the other producer threads, which
         // load nothing, wait at once.
         bool partner_ready = false;
@@ -217,7 +218,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         // into this CTA have all landed (our consumers waited for each); the partner consumers'
         // last arrivals here have landed once every stage is released. One consumer thread waits
         // for that, after its stores. Made by the producer instead, the same wait passed the
-        // tests and memcheck, but racecheck never finished on the TMA-store kernels (measured).
+        // tests and memcheck, but racecheck never finished on the TMA-store kernels
+        // (docs/ladder/hopper.md#lab-cluster-start-end).
         if (threadIdx.x == 128) bars.wait_all_released<kStages>(s);
     }
 }
