@@ -13,12 +13,11 @@
 // When it splits (stream_k_policy.hpp, with the measurements): a last round at most half busy
 // after fewer than 16 whole rounds; a single round too short for shares of 8 slabs on every SM
 // on fewer blocks. After many rounds step 07's blocks end at staggered times
-// and a short last round fills the gaps for free (8192^3: its 4 last tiles cost nothing).
+// and a short last round fills the gaps for free.
 // Preconditions: as step 07. The workspace (flags and 128 KiB a block, from the library's pool)
 // is allocated and its flags zeroed on the stream before each launch; where no tile is split,
 // or there is no memory for it, step 07 alone runs.
-// Measured (H100, NN, % of cublasDgemm in the same run): 1024^3 82% (step 07: 54%), 4097^3
-// 136-137% (07: 129-130%); 4096^3 and 8192^3 are step 07's (97.6-98.4%, 96.8%).
+// Measured: docs/ladder/fp64.md#step-08.
 // Resources: the shares' kernel holds 254-255 registers, no spills (the list of pieces lives in
 // shared memory, and a piece's origin is read again after its slabs).
 #pragma once

@@ -15,9 +15,7 @@
 // n = 16 spent 7/8 of its DMMAs past C's edge. Such a problem waits on its long operand, so these
 // tiles run as many blocks an SM as their rings allow, with step 08's plan along k.
 // Elsewhere this is step 08: 128 x 128 tiles keep their twice higher operand reuse.
-// Measured (H100, NN, % of cublasDgemm, step 08 -> 09): 256^3 30 -> 61, 384^3 31 -> 66, 512^3
-// 54 -> 77, 640^3 60 -> 73, 768^3 79 -> 84, 128x128x4096 46 -> 80, 64x64x8192 36 -> 67; without
-// -> with the narrow tiles: 4096x16x4096 66 -> 95, 16x4096x4096 67 -> 92, 4096x64x4096 70 -> 88.
+// Measured: docs/ladder/fp64.md#step-09 (all shapes: #lab-step-09, #lab-narrow-tiles).
 // Preconditions: as step 08.
 #pragma once
 

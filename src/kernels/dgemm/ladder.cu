@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kAnyAlignment = "all ops; any size, ld and 8-byte alignment";
 constexpr const char* kVec2FastPath =
     "all ops; A and B 16-byte aligned with lda, ldb even (else 8-byte loads), C likewise for 16-byte stores";
-// Step 05 with 8-byte loads (4097^3: 18.4 TFLOP/s) still beats steps 01-04 on aligned data, so
+// Step 05 with 8-byte loads (4097^3: docs/ladder/fp64.md#step-05) still beats steps 01-04 on aligned data, so
 // it declares any alignment full speed and `auto` takes it for unaligned problems too.
 constexpr const char* kEdgeFastPath =
     "all ops; any alignment (16-byte loads and stores when A, B, C are 16-byte aligned with even ld)";
@@ -25,8 +25,8 @@ constexpr const char* kEdgeFastPath =
 constexpr const char* kAsyncRingFastPath =
     "all ops, any size and alignment: 16-byte cp.async chunks along m (n) when A and B are 16-byte aligned with "
     "lda, ldb even, else 8-byte copies; k-contiguous operands always in 8-byte copies; C as step 05";
-// Steps 07-09 with 8-byte cp.async copies (4097^3: 50.9 and 53.4 TFLOP/s, 128% and 135% of
-// cuBLAS) beat every other FP64 row, so they declare any alignment full speed and `auto` takes
+// Steps 07-09 with 8-byte cp.async copies (4097^3: above cuBLAS, docs/ladder/fp64.md#step-08)
+// beat every other FP64 row, so they declare any alignment full speed and `auto` takes
 // the last of them on sm_90 for all.
 constexpr const char* kDmmaFastPath =
     "all ops, any size and alignment run DMMA: 16-byte cp.async chunks when A and B are 16-byte aligned with "

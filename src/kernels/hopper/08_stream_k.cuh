@@ -21,7 +21,7 @@
 // only where the last round after whole rounds is at least half idle (a single round: however
 // busy) and the slabs it saves outweigh a fitted cost (stream_k_plan); elsewhere step 6's (or
 // 7's) kernel runs, on no more clusters than
-// pair-tiles. What it measured is in docs/ladder.md.
+// pair-tiles. Measured: docs/ladder/hopper.md#step-12 (and #lab-step-12).
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
 // library's pool) is allocated and its flags zeroed on the stream before each launch; without
 // the memory the kernel runs whole tiles.

@@ -11,8 +11,7 @@
 // Problems that fill the GPU, or whose k is too short to split, run step 12's kernel unchanged,
 // as do calls where the workspace cannot be allocated.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 48cee1a, % of cuBLAS; step 12's same tile in brackets): 1000^3 NN 91.4%
-// (80.7%), 512x512x4096 NN 94.3% (24.8%), 256x256x8192 91-104% (8-9%). docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-13.
 #pragma once
 
 #include <algorithm>

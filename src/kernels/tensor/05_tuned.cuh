@@ -18,14 +18,10 @@
 //
 // Bottleneck it aims at: the tensor pipe idle while every warp of a block waits for its
 // slab's first fragments, copies its next slab, or writes its tile. 8-warp blocks lost
-// against two 4-warp blocks an SM with step 04's loop (44-46% of cuBLAS against 54%); with all
-// three changes above they win.
+// against two 4-warp blocks an SM with step 04's loop; with all three changes above they win.
+// Small problems run 128 x 128 tiles (launch_tuned_typed), as 256 x 128 leaves most SMs idle.
 // Preconditions: as step 04.
-// Measured (H100, 2026-11-25, commits 03ba2cb and 4a5b2c9; NN, % of cuBLAS with the same
-// types): 4096^3 61.9-64.0% over 7 runs (FP16 497 TFLOP/s, BF16 503 in a device check);
-// 8192^3 59.1-65.7%: ~66% on a GPU not yet at its power cap, ~59% at it (its calls slow by 16%,
-// cuBLAS's by 4-7%); 2048^3 67-68%; 1024^3 41% on 128 x 128 tiles (launch_tuned_typed; 38% on
-// its 32 tiles of 256 x 128). Step 04's loop on the same tiles: 44%. docs/ladder.md.
+// Measured: docs/ladder/tensor-cores.md#step-05 (8192^3 and the power cap: #lab-step-05).
 #pragma once
 
 #include "kernels/grouped_order.cuh"

@@ -30,11 +30,9 @@ void add_pipeline_kernels(std::vector<KernelInfo>* table) {
          .description = "step 03 fed by a 4-stage cp.async ring; 128x128, 4 warps of 64x64",
          .launch = runs_alone<launch_cp_async_pipeline<Step04Cfg, LaunchOrder>>},
         "bf16.04_cp_async_s4");
-    // Step 05. Its neighbours, measured in one H100 run (% of cuBLAS at 4096^3, FP16 / BF16,
-    // against 63.8 / 63.2%; docs/ladder.md), all within noise or below: the same kernel on
-    // 128x256 blocks 62.9 / 61.9%, 256x128x64 slabs in 3 stages 63.7 / 62.6%, 6 stages
-    // 63.1 / 62.3%, groups of 4 or 16 tile-rows 62.7-63.5%. In an earlier run, before C went
-    // through shared memory: 128x128 blocks, 2 an SM, 57.5% (FP16) against 59.7%.
+    // Step 05. Its neighbours (128x256 blocks, 256x128x64 slabs, 6 stages, groups of 4 or 16
+    // tile-rows, 128x128 blocks two an SM) measured within noise or below it
+    // (docs/ladder/tensor-cores.md#lab-step-05).
     add_pipeline_pair<TunedCfg, TunedOrder>(
         table,
         {.name = "f16.05_tuned_256x128x32_s4", .level = 5, .min_sm = 80,
