@@ -184,6 +184,32 @@ TEST(GlobMatch, StarBacktracks) {
     EXPECT_TRUE(gemmkit::cli::glob_match("*a*a", "banana_a"));
 }
 
+// scripts/device-check documents --kernels 'sgemm.0[45]*'.
+TEST(GlobMatch, BracketsMatchOneCharacterOfASet) {
+    using gemmkit::cli::glob_match;
+    EXPECT_TRUE(glob_match("sgemm.0[45]*", "sgemm.04_register_blocking_1d"));
+    EXPECT_TRUE(glob_match("sgemm.0[45]*", "sgemm.05_register_blocking_2d"));
+    EXPECT_FALSE(glob_match("sgemm.0[45]*", "sgemm.06_vectorized"));
+    EXPECT_TRUE(glob_match("sgemm.1[0-2]_*", "sgemm.11_x"));
+    EXPECT_FALSE(glob_match("sgemm.1[0-2]_*", "sgemm.13_x"));
+    EXPECT_TRUE(glob_match("sgemm.0[!1]_*", "sgemm.02_coalesced"));
+    EXPECT_FALSE(glob_match("sgemm.0[!1]_*", "sgemm.01_naive"));
+    EXPECT_FALSE(glob_match("[ab]", "ab"));  // one character, not a run
+}
+
+// tune's shape classes hold slashes, and kernel names dots: '*' crosses both.
+TEST(GlobMatch, StarCrossesSlashesAndDots) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("*/NN", "tiles<=64/k<=1024/ragged/NN"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("tiles>1024/*", "tiles>1024/k>1024/aligned/TT"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*naive", "sgemm.01_naive"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*", ".hidden"));
+}
+
+TEST(GlobMatch, BackslashQuotesAWildcard) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("a\\*", "a*"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("a\\*", "ab"));
+}
+
 TEST(GlobMatch, EmptyPatternMatchesOnlyEmptyText) {
     EXPECT_TRUE(gemmkit::cli::glob_match("", ""));
     EXPECT_FALSE(gemmkit::cli::glob_match("", "sgemm.01_naive"));

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <fnmatch.h>
 #include <type_traits>
 #include <sstream>
 
@@ -92,24 +93,10 @@ std::vector<Shape> shape_product(const std::vector<int64_t>& m, const std::vecto
 }
 
 bool glob_match(const char* pattern, const char* text) {
-    // Iterative matcher with one backtrack point for the last '*'.
-    const char *star = nullptr, *resume = nullptr;
-    while (*text != '\0') {
-        if (*pattern == '*') {
-            star = pattern++;
-            resume = text;
-        } else if (*pattern == '?' || *pattern == *text) {
-            ++pattern;
-            ++text;
-        } else if (star != nullptr) {
-            pattern = star + 1;
-            text = ++resume;
-        } else {
-            return false;
-        }
-    }
-    while (*pattern == '*') ++pattern;
-    return *pattern == '\0';
+    // fnmatch(3) from libc rather than a hand-written matcher: no dependency to fetch, and the
+    // POSIX shell grammar people already know. Flags 0: '*' also crosses '/' (tune's class names
+    // hold slashes: '*/NN') and a leading '.'; '\\' quotes the next character.
+    return fnmatch(pattern, text, 0) == 0;
 }
 
 bool matches_any(const std::string& globs, const char* name) {

@@ -29,7 +29,9 @@ bool parse_shapes(const std::string& text, std::vector<Shape>* out, std::string*
 std::vector<Shape> shape_product(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
                                  const std::vector<int64_t>& k);
 
-// '*' matches any run of characters, '?' any one; everything else matches itself.
+// POSIX shell patterns (fnmatch(3), no flags): '*' matches any run of characters ('/' and '.'
+// included), '?' any one, '[...]' one of a set ('[45]', '[0-9]', '[!a]'), '\\' quotes the next
+// character; everything else matches itself. Case-sensitive; the whole text must match.
 bool glob_match(const char* pattern, const char* text);
 
 // `globs` is comma-separated; true when any of them matches.
