@@ -1,6 +1,8 @@
-// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options.
+// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options, help.
 #include <algorithm>
 #include <cstdint>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -291,10 +293,10 @@ TEST(ParseOptions, NoArgumentsLeavesTheCommandEmpty) {
 }
 
 TEST(ParseOptions, WordsAfterTheCommandArePositional) {
-    const Parsed r = parse({"explain", "sgemm.05_register_blocking_2d", "extra"});
+    const Parsed r = parse({"explain", "sgemm.05_register_blocking_2d"});
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.opt.command, "explain");
-    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"sgemm.05_register_blocking_2d", "extra"}));
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"sgemm.05_register_blocking_2d"}));
 }
 
 TEST(ParseOptions, ReadsEveryValuedOption) {
@@ -351,10 +353,14 @@ TEST(ParseOptions, TuneReadsClassesAndDefaultsToAll) {
 }
 
 TEST(ParseOptions, OptionsMayComeBeforeTheCommand) {
-    const Parsed r = parse({"--iters", "4", "verify"});
+    const Parsed r = parse({"--iters", "4", "bench"});
     ASSERT_TRUE(r.ok) << r.err;
-    EXPECT_EQ(r.opt.command, "verify");
+    EXPECT_EQ(r.opt.command, "bench");
     EXPECT_EQ(r.opt.iters, 4);
+    // ... and are still checked against it.
+    const Parsed wrong = parse({"--iters", "4", "verify"});
+    EXPECT_FALSE(wrong.ok);
+    EXPECT_TRUE(contains(wrong.err, "--iters")) << wrong.err;
 }
 
 TEST(ParseOptions, SeparateMNKListsCombineIntoTheirProduct) {
@@ -480,10 +486,215 @@ TEST(ParseOptions, BadCTypeIsAnErrorNamingTheOptionAndValue) {
     expect_bad_values("--c-type", {"f16", "F32", "", "same,f32"});
 }
 
-TEST(ParseOptions, HelpFlagSelectsHelp) {
-    const Parsed r = parse({"--help"});
+TEST(ParseOptions, HelpFlagsAskForHelpWithoutACommand) {
+    for (const char* flag : {"--help", "-h"}) {
+        const Parsed r = parse({flag});
+        ASSERT_TRUE(r.ok) << flag << ": " << r.err;
+        EXPECT_TRUE(r.opt.help) << flag;
+        EXPECT_EQ(r.opt.command, "") << flag;
+    }
+    EXPECT_FALSE(parse({"bench"}).opt.help);
+}
+
+TEST(ParseOptions, HelpFlagsAfterACommandAskForItsHelp) {
+    for (const char* flag : {"--help", "-h"}) {
+        const Parsed r = parse({"bench", flag});
+        ASSERT_TRUE(r.ok) << flag << ": " << r.err;
+        EXPECT_TRUE(r.opt.help);
+        EXPECT_EQ(r.opt.command, "bench");
+    }
+}
+
+// Asking for help shows it even where the options given do not fit the command.
+TEST(ParseOptions, HelpWinsOverOptionsTheCommandDoesNotTake) {
+    const Parsed r = parse({"list", "--csv", "x.csv", "extra", "--help"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_TRUE(r.opt.help);
+    EXPECT_EQ(r.opt.command, "list");
+}
+
+TEST(ParseOptions, HelpCommandTakesACommandName) {
+    const Parsed r = parse({"help", "bench"});
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.opt.command, "help");
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"bench"}));
+    const Parsed bad = parse({"help", "bnch"});
+    EXPECT_FALSE(bad.ok);
+    EXPECT_TRUE(contains(bad.err, "'bnch'")) << bad.err;
+}
+
+TEST(ParseOptions, UnknownCommandIsNamed) {
+    const Parsed r = parse({"bnch", "--mnk", "64"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "unknown command 'bnch'")) << r.err;
+    EXPECT_EQ(r.opt.command, "");
+}
+
+// The issue's `gemmkit bench --mnk=4096`, which used to say "--mnk=4096 needs a value".
+TEST(ParseOptions, NameEqualsValueForms) {
+    const Parsed r = parse({"bench", "--mnk=4096,7x8x9", "--kernels=sgemm.0[45]*", "--iters=7", "--csv=out.csv"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{4096, 4096, 4096}, {7, 8, 9}}));
+    EXPECT_EQ(r.opt.kernels, "sgemm.0[45]*");
+    EXPECT_EQ(r.opt.iters, 7);
+    EXPECT_EQ(r.opt.csv, "out.csv");
+    // Only the first '=' separates: the value may hold more.
+    EXPECT_EQ(parse({"tune", "--classes=tiles<=64/*"}).opt.classes, "tiles<=64/*");
+}
+
+TEST(ParseOptions, EmptyValueAfterEqualsIsCheckedLikeAnyValue) {
+    const Parsed mnk = parse({"bench", "--mnk="});
+    EXPECT_FALSE(mnk.ok);
+    EXPECT_TRUE(contains(mnk.err, "--mnk")) << mnk.err;
+    const Parsed csv = parse({"bench", "--csv="});
+    EXPECT_FALSE(csv.ok);
+    EXPECT_TRUE(contains(csv.err, "--csv: needs a file name")) << csv.err;
+}
+
+TEST(ParseOptions, FlagsTakeNoValue) {
+    const Parsed r = parse({"bench", "--quiet=1"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--quiet takes no value")) << r.err;
+}
+
+// The issue's `gemmkit list --bogus`, which used to say "--bogus needs a value".
+TEST(ParseOptions, UnknownOptionIsUnknownEvenWithoutAValue) {
+    for (std::vector<const char*> args : {std::vector<const char*>{"list", "--bogus"},
+                                          std::vector<const char*>{"list", "--bogus=3"},
+                                          std::vector<const char*>{"--bogus", "list"}}) {
+        const Parsed r = parse(args);
+        EXPECT_FALSE(r.ok);
+        EXPECT_EQ(r.err, "unknown option --bogus");
+    }
+}
+
+TEST(ParseOptions, SingleDashOptionsAreUnknownWithAHint) {
+    const Parsed r = parse({"bench", "-mnk", "64"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "unknown option -mnk (did you mean --mnk?)")) << r.err;
+    const Parsed x = parse({"bench", "-x"});
+    EXPECT_FALSE(x.ok);
+    EXPECT_EQ(x.err, "unknown option -x");
+}
+
+TEST(ParseOptions, MissingValueSaysWhatTheValueIs) {
+    const Parsed r = parse({"bench", "--iters"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.err, "--iters needs a value: --iters I");
+}
+
+// The issue: extra arguments were silently ignored.
+TEST(ParseOptions, ExtraArgumentsAreNamed) {
+    const Parsed list = parse({"list", "extra"});
+    EXPECT_FALSE(list.ok);
+    EXPECT_TRUE(contains(list.err, "unexpected argument 'extra'")) << list.err;
+    EXPECT_TRUE(contains(list.err, "list takes none")) << list.err;
+    const Parsed bench = parse({"bench", "--iters", "3", "4096"});  // --mnk forgotten
+    EXPECT_FALSE(bench.ok);
+    EXPECT_TRUE(contains(bench.err, "'4096'")) << bench.err;
+    const Parsed explain = parse({"explain", "sgemm.01_naive", "sgemm.02_coalesced"});
+    EXPECT_FALSE(explain.ok);
+    EXPECT_TRUE(contains(explain.err, "'sgemm.02_coalesced'")) << explain.err;
+    EXPECT_TRUE(contains(explain.err, "[KERNEL]")) << explain.err;
+}
+
+TEST(ParseOptions, DoubleDashEndsTheOptions) {
+    const Parsed r = parse({"explain", "--", "-odd-name"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"-odd-name"}));
+}
+
+TEST(ParseOptions, OptionsACommandDoesNotTakeAreErrors) {
+    struct Case {
+        const char* command;
+        const char* option;
+        const char* value;
+    };
+    for (const Case& c : {Case{"list", "--csv", "x.csv"}, Case{"verify", "--iters", "3"},
+                          Case{"tune", "--mnk", "64"}, Case{"tune", "--json", "x.json"}, Case{"info", "--quiet", nullptr},
+                          Case{"bench", "--type", "f32"}, Case{"bandwidth", "--l2-flush", "read"}}) {
+        std::vector<const char*> args{c.command, c.option};
+        if (c.value != nullptr) args.push_back(c.value);
+        const Parsed r = parse(args);
+        EXPECT_FALSE(r.ok) << c.command << " " << c.option;
+        EXPECT_EQ(r.err, std::string(c.command) + " does not take " + c.option);
+    }
+}
+
+// A failed parse still says which command it was for, so the error can point at its help.
+TEST(ParseOptions, FailureKeepsTheCommandForTheHint) {
+    const Parsed r = parse({"bench", "--bogus"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.opt.command, "bench");
+}
+
+TEST(ParseOptions, PlanTakesTypeDeviceCorpusMnkAndOps) {
+    const Parsed r = parse({"plan", "--mnk", "4096", "--type", "bf16", "--device=h100", "--corpus", "--ops", "NT"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "plan");
+    EXPECT_EQ(r.opt.type, "bf16");
+    EXPECT_EQ(r.opt.device, "h100");
+    EXPECT_TRUE(r.opt.corpus);
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{4096, 4096, 4096}}));
+    EXPECT_EQ(op_names(r.opt.ops), (std::vector<std::string>{"NT"}));
+    const Parsed bare = parse({"plan"});
+    EXPECT_EQ(bare.opt.type, "");
+    EXPECT_EQ(bare.opt.device, "");
+    EXPECT_FALSE(bare.opt.corpus);
+    for (const char* type : {"f32", "tf32", "f16", "bf16", "f64"}) EXPECT_TRUE(parse({"plan", "--type", type}).ok);
+    for (const char* device : {"h100", "h200", "current"}) EXPECT_TRUE(parse({"plan", "--device", device}).ok);
+}
+
+TEST(ParseOptions, PlanRejectsUnknownTypesAndDevices) {
+    const Parsed type = parse({"plan", "--type", "fp8"});
+    EXPECT_FALSE(type.ok);
+    EXPECT_EQ(type.err, "--type: 'fp8': use f32, tf32, f16, bf16 or f64");
+    const Parsed device = parse({"plan", "--device", "a100"});
+    EXPECT_FALSE(device.ok);
+    EXPECT_EQ(device.err, "--device: 'a100': use h100, h200 or current");
+}
+
+// The tables are the grammar: a command word misspelt in an option's row would make the option
+// silently unusable.
+TEST(OptionTable, EveryCommandItNamesExistsAndEveryOptionIsUnique) {
+    std::set<std::string> names;
+    for (const gemmkit::cli::OptionSpec& o : gemmkit::cli::option_table()) {
+        EXPECT_EQ(std::string(o.name).rfind("--", 0), 0u) << o.name;
+        EXPECT_TRUE(names.insert(o.name).second) << o.name << " twice";
+        EXPECT_NE(o.apply, nullptr) << o.name;
+        std::istringstream words(o.commands);
+        int count = 0;
+        for (std::string w; words >> w; ++count) EXPECT_NE(gemmkit::cli::find_command(w), nullptr) << o.name << ": " << w;
+        EXPECT_GT(count, 0) << o.name;
+    }
+}
+
+TEST(Help, UsageListsEveryCommandAndOption) {
+    const std::string u = gemmkit::cli::usage();
+    for (const gemmkit::cli::CommandSpec& c : gemmkit::cli::command_table())
+        EXPECT_TRUE(contains(u, std::string("\n  ") + c.name)) << c.name;
+    for (const gemmkit::cli::OptionSpec& o : gemmkit::cli::option_table())
+        EXPECT_TRUE(contains(u, std::string("\n  ") + o.name)) << o.name;
+}
+
+TEST(Help, ACommandsHelpListsOnlyItsOptions) {
+    const std::string bench = gemmkit::cli::command_help(*gemmkit::cli::find_command("bench"));
+    EXPECT_TRUE(contains(bench, "usage: gemmkit bench [options]")) << bench;
+    EXPECT_TRUE(contains(bench, "--samples FILE")) << bench;
+    EXPECT_FALSE(contains(bench, "--mib")) << bench;
+    const std::string explain = gemmkit::cli::command_help(*gemmkit::cli::find_command("explain"));
+    EXPECT_TRUE(contains(explain, "usage: gemmkit explain [KERNEL] [options]")) << explain;
+    const std::string info = gemmkit::cli::command_help(*gemmkit::cli::find_command("info"));
+    EXPECT_TRUE(contains(info, "usage: gemmkit info\n")) << info;
+    EXPECT_FALSE(contains(info, "--")) << info;
+}
+
+TEST(Help, ErrorLineIsOneLineThatSaysWhereHelpIs) {
+    const std::string bench = gemmkit::cli::error_line("bench", "unknown option --bogus");
+    EXPECT_EQ(bench, "gemmkit bench: unknown option --bogus (see gemmkit bench --help)");
+    const std::string none = gemmkit::cli::error_line("", "unknown command 'bnch'");
+    EXPECT_EQ(none, "gemmkit: unknown command 'bnch' (see gemmkit help)");
+    EXPECT_FALSE(contains(bench, "\n"));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Command-line grammar of the gemmkit tool: pure parsing, no device, tested on the host.
+// Command-line grammar of the gemmkit tool: parsing, help text, and the checks of arguments that
+// need no device. No CUDA calls; tested on the host.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +45,8 @@ struct OpPair {
 bool parse_ops(const std::string& text, std::vector<OpPair>* out, std::string* err);
 
 struct Options {
-    std::string command;              // list | verify | bench | tune | explain | info | help
+    std::string command;              // a name from command_table(); "" when none was given
+    bool help = false;                // -h / --help: print the command's help (or the usage), run nothing
     std::vector<std::string> positional;
     std::string kernels = "*";        // --kernels GLOB[,GLOB]
     std::vector<Shape> shapes;        // from --mnk or --m/--n/--k; empty: the command's default suite
@@ -57,15 +59,58 @@ struct Options {
     uint64_t seed = 2024;             // --seed
     std::string csv, json;            // --csv F, --json F
     std::string samples;              // --samples F: bench writes every timed call's time there
-    std::string write;                // --write F: tune writes its table there
+    std::string write;                // --write F: tune writes its table there, profile ncu's report
     std::string classes = "*";        // --classes GLOB[,GLOB]: the shape classes tune measures
     std::vector<int64_t> mib;         // --mib LIST: bandwidth buffer sizes in MiB (size-list grammar)
     std::vector<Shape> lmn;           // --lmn S[,S]: rowmean-matvec sizes, each LxMxN (m = L, n = M, k = N)
     std::string versions;             // --versions GLOB[,GLOB]: rowmean-matvec versions (cpu, v1..v5)
+    std::string type;                 // --type f32|tf32|f16|bf16|f64 (plan); "": not given
+    std::string device;               // --device h100|h200|current (plan); "": not given
+    bool corpus = false;              // --corpus (plan)
     bool quiet = false;               // --quiet: no progress on stderr
 };
 
-// Parses argv[1..]. On error returns false with *err naming the option.
+// The grammar is two tables. A command is a row of command_table(); an option is a row of
+// option_table() that names the commands accepting it and applies its value to Options. Adding a
+// command: its row here, the commands word in the rows of the options it takes, and its handler in
+// main.cpp. Adding an option: one row (and its Options field). Help text is generated from both.
+
+struct CommandSpec {
+    const char* name;     // "explain"
+    const char* args;     // its positional arguments in the usage line: "", "[KERNEL]", "TARGET"
+    int max_positional;   // how many it takes at most
+    const char* summary;  // for `gemmkit help`; '\n' starts a continuation line
+};
+
+struct Pending;  // the options read so far (cli_args.cpp)
+
+struct OptionSpec {
+    const char* name;      // "--mnk"
+    const char* value;     // its value in help, "S[,S...]"; nullptr: a flag, which takes none
+    const char* commands;  // the commands that accept it, separated by spaces
+    const char* help;      // for `gemmkit help`; '\n' starts a continuation line
+    bool (*apply)(const std::string& value, Pending* p, std::string* err);  // false: *err says why
+};
+
+const std::vector<CommandSpec>& command_table();
+const std::vector<OptionSpec>& option_table();
+const CommandSpec* find_command(const std::string& name);  // nullptr: no such command
+const OptionSpec* find_option(const std::string& name);    // "--mnk"; nullptr: no such option
+bool accepts(const OptionSpec& option, const std::string& command);
+
+// Parses argv[1..]: the first word that is not an option or an option's value is the command,
+// later ones its positional arguments. Options may come before or after the command, as
+// `--name value` or `--name=value`; `--` ends the options. -h and --help ask for help.
+// On error returns false with *err naming the bad argument; out->command is then the command
+// if one was recognized (for error_line), the rest of *out unchanged.
 bool parse_options(int argc, const char* const* argv, Options* out, std::string* err);
+
+// The one line a parse error prints: the message and where help is, e.g.
+// "gemmkit bench: unknown option --bogus (gemmkit bench --help lists its options)".
+std::string error_line(const std::string& command, const std::string& err);
+
+// `gemmkit help`: every command and option. command_help: one command's usage and options.
+std::string usage();
+std::string command_help(const CommandSpec& command);
 
 }  // namespace gemmkit::cli
