@@ -1,10 +1,18 @@
-// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options, help.
+// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options, help, the
+// checks made before the device is touched.
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -695,6 +703,83 @@ TEST(Help, ErrorLineIsOneLineThatSaysWhereHelpIs) {
     const std::string none = gemmkit::cli::error_line("", "unknown command 'bnch'");
     EXPECT_EQ(none, "gemmkit: unknown command 'bnch' (see gemmkit help)");
     EXPECT_FALSE(contains(bench, "\n"));
+}
+
+// check_arguments: what needs no device is checked before it is touched.
+const std::vector<std::string> kNames = {"sgemm.04_register_blocking_1d", "sgemm.05_register_blocking_2d",
+                                         "sgemm.06_vectorized", "bf16.12_stream_k"};
+
+std::string check_error(std::vector<const char*> args) {
+    const Parsed r = parse(args);
+    EXPECT_TRUE(r.ok) << r.err;
+    std::string err;
+    return gemmkit::cli::check_arguments(r.opt, kNames, &err) ? "" : err;
+}
+
+TEST(CheckArguments, EveryKernelGlobMustMatchAKernel) {
+    EXPECT_EQ(check_error({"bench", "--kernels", "sgemm.0[45]*"}), "");
+    EXPECT_EQ(check_error({"bench"}), "");
+    EXPECT_EQ(check_error({"bench", "--kernels", "sgemm.0[45]*,sgem.*"}),
+              "--kernels: 'sgem.*' matches no kernel (gemmkit list shows the names)");
+    EXPECT_TRUE(contains(check_error({"list", "--kernels", "f16.*"}), "'f16.*'"));
+    EXPECT_TRUE(contains(check_error({"bench", "--kernels", "sgemm.*,,bf16.*"}), "an empty pattern in 'sgemm.*,,bf16.*'"));
+    EXPECT_TRUE(contains(check_error({"bench", "--kernels="}), "no pattern"));
+}
+
+// bench also times `auto`, the API's own choice; verify has no such contender.
+TEST(CheckArguments, AutoIsAKernelOnlyForBench) {
+    EXPECT_EQ(check_error({"bench", "--kernels", "auto"}), "");
+    EXPECT_TRUE(contains(check_error({"verify", "--kernels", "auto"}), "'auto'"));
+}
+
+TEST(CheckArguments, ExplainChecksItsKernelArgument) {
+    EXPECT_EQ(check_error({"explain", "sgemm.05*"}), "");
+    EXPECT_EQ(check_error({"explain", "sgemm.5*"}), "'sgemm.5*' matches no kernel (gemmkit list shows the names)");
+}
+
+class CheckOutputs : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("gemmkit_cli_test_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::string path(const char* name) const { return (dir_ / name).string(); }
+    std::filesystem::path dir_;
+};
+
+TEST_F(CheckOutputs, AWritableNewFileIsNotLeftBehind) {
+    const std::string csv = path("bench.csv");
+    EXPECT_EQ(check_error({"bench", "--csv", csv.c_str()}), "");
+    EXPECT_FALSE(std::filesystem::exists(csv));
+}
+
+// tune --write reads the table it replaces: the check must not truncate it.
+TEST_F(CheckOutputs, AnExistingFileIsKeptAsItWas) {
+    const std::string table = path("table.csv");
+    std::ofstream(table) << "class,kernel\nx,y\n";
+    EXPECT_EQ(check_error({"tune", "--write", table.c_str()}), "");
+    std::ifstream in(table);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "class,kernel\nx,y\n");
+}
+
+// The issue: a bad --csv path was found only after the whole run.
+TEST_F(CheckOutputs, AMissingFolderIsAnErrorNamingTheOption) {
+    const std::string csv = path("no/such/folder/bench.csv");
+    const std::string err = check_error({"bench", "--csv", csv.c_str()});
+    EXPECT_TRUE(contains(err, "--csv: cannot write '" + csv + "'")) << err;
+    EXPECT_TRUE(contains(err, std::strerror(ENOENT))) << err;
+}
+
+TEST_F(CheckOutputs, EachOutputOptionIsChecked) {
+    const std::string folder = dir_.string();
+    EXPECT_EQ(check_error({"bench", "--json", folder.c_str()}), "--json: '" + folder + "' is a directory");
+    EXPECT_TRUE(contains(check_error({"bench", "--samples", folder.c_str()}), "--samples"));
+    EXPECT_TRUE(contains(check_error({"tune", "--write", folder.c_str()}), "--write"));
+    EXPECT_TRUE(contains(check_error({"bandwidth", "--csv", folder.c_str()}), "--csv"));
 }
 
 }  // namespace

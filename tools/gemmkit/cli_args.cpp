@@ -1,12 +1,16 @@
 #include "cli_args.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fnmatch.h>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 namespace gemmkit::cli {
 namespace {
@@ -288,6 +292,18 @@ std::string option_line(const OptionSpec& o) {
     return buf + indented(o.help, 26) + "\n";
 }
 
+bool check_writable(const std::string& path, std::string* err) {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    if (existed && std::filesystem::is_directory(path, ec)) return *err = "'" + path + "' is a directory", false;
+    // "a" neither truncates an existing file nor moves the data of one that tune reads first.
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    if (f == nullptr) return *err = "cannot write '" + path + "': " + std::strerror(errno), false;
+    std::fclose(f);
+    if (!existed) std::remove(path.c_str());
+    return true;
+}
+
 }  // namespace
 
 const std::vector<CommandSpec>& command_table() { return kCommands; }
@@ -400,6 +416,28 @@ std::string command_help(const CommandSpec& c) {
                       (options.empty() ? "" : " [options]") + "\n" + indented(c.summary, 0) + "\n";
     if (!options.empty()) out += "\noptions:\n" + options;
     return out;
+}
+
+bool check_arguments(const Options& o, const std::vector<std::string>& kernel_names, std::string* err) {
+    if (accepts(*find_option("--kernels"), o.command)) {
+        const bool positional = o.command == "explain" && !o.positional.empty();  // explain KERNEL
+        const std::string globs = positional ? o.positional[0] : o.kernels;
+        const std::string what = positional ? "" : "--kernels: ";
+        std::vector<std::string> names = kernel_names;
+        if (o.command == "bench") names.push_back("auto");  // bench's contender: what the API picks
+        if (globs.empty()) return *err = what + "no pattern given", false;
+        for (const std::string& glob : split(globs, ',')) {
+            if (glob.empty()) return *err = what + "an empty pattern in '" + globs + "'", false;
+            bool any = false;
+            for (const std::string& name : names) any = any || glob_match(glob.c_str(), name.c_str());
+            if (!any) return *err = what + "'" + glob + "' matches no kernel (gemmkit list shows the names)", false;
+        }
+    }
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"--csv", &o.csv}, {"--json", &o.json}, {"--samples", &o.samples}, {"--write", &o.write}};
+    for (const auto& [option, path] : outputs)
+        if (!path->empty() && !check_writable(*path, err)) return *err = option + std::string(": ") + *err, false;
+    return true;
 }
 
 }  // namespace gemmkit::cli

@@ -113,4 +113,10 @@ std::string error_line(const std::string& command, const std::string& err);
 std::string usage();
 std::string command_help(const CommandSpec& command);
 
+// What parsing cannot check but needs no device, for the command's options: each --kernels glob
+// (explain's KERNEL) matches one of `kernel_names` (bench also takes "auto"), and each output file
+// (--csv, --json, --samples, --write) can be written. A file that did not exist is created to
+// find out, and removed again. Run before the device is touched, so a typo costs nothing.
+bool check_arguments(const Options& o, const std::vector<std::string>& kernel_names, std::string* err);
+
 }  // namespace gemmkit::cli

@@ -155,9 +155,6 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ana
 }  // namespace
 
 int cmd_bench(const Options& o) {
-    analysis::DeviceInfo dev;
-    if (!require_device("bench", &dev)) return 1;
-    const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
     const auto kernels = selected_kernels(o);
     // `auto` (what gemmkit_sgemm / gemmkit_gemm_ex pick) is benchmarked as one more contender
     // per type group when the --kernels globs match the word "auto" (the default "*" does).
@@ -173,6 +170,9 @@ int cmd_bench(const Options& o) {
     // Each kernel runs with its registry row's types; one Checker (inputs, reference) and one
     // cuBLAS baseline per type group, shape and op.
     const std::vector<verify::KernelGroup> groups = bench_groups(kernels, o.c_f32, with_auto);
+    analysis::DeviceInfo dev;
+    if (!require_device("bench", &dev)) return 1;
+    const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "registry.hpp"
 
 namespace {
 
@@ -32,6 +34,12 @@ constexpr Handler kHandlers[] = {
     {"profile", gemmkit::cli::cmd_profile},
 };
 
+std::vector<std::string> kernel_names() {
+    std::vector<std::string> names;
+    for (const gemmkit::KernelInfo& k : gemmkit::registry()) names.emplace_back(k.name);
+    return names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,6 +57,11 @@ int main(int argc, char** argv) {
     }
     if (o.command.empty()) {
         std::fputs(usage().c_str(), stderr);
+        return 2;
+    }
+    // Everything that needs no device is checked before one is touched.
+    if (!check_arguments(o, kernel_names(), &err)) {
+        std::fprintf(stderr, "%s\n", error_line(o.command, err).c_str());
         return 2;
     }
     for (const Handler& h : kHandlers) {
