@@ -1,5 +1,5 @@
 // The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options, help, the
-// checks made before the device is touched.
+// checks made before the device is touched, and the words for a missing GPU.
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -780,6 +780,32 @@ TEST_F(CheckOutputs, EachOutputOptionIsChecked) {
     EXPECT_TRUE(contains(check_error({"bench", "--samples", folder.c_str()}), "--samples"));
     EXPECT_TRUE(contains(check_error({"tune", "--write", folder.c_str()}), "--write"));
     EXPECT_TRUE(contains(check_error({"bandwidth", "--csv", folder.c_str()}), "--csv"));
+}
+
+// The issue: without a driver cudart says "CUDA driver version is insufficient for CUDA runtime
+// version", which sends people to upgrade a driver they do not have.
+TEST(NoDeviceReason, NoDriverSaysSoPlainly) {
+    const std::string why = gemmkit::cli::no_device_reason(
+        cudaErrorInsufficientDriver, "CUDA driver version is insufficient for CUDA runtime version", 0, 13000);
+    EXPECT_EQ(why, "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
+}
+
+TEST(NoDeviceReason, ADriverWithoutAGpu) {
+    EXPECT_EQ(gemmkit::cli::no_device_reason(cudaErrorNoDevice, "no CUDA-capable device is detected", 13000, 13000),
+              "the NVIDIA driver (CUDA 13.0) sees no GPU");
+}
+
+// Where the driver really is too old, the versions are the useful part.
+TEST(NoDeviceReason, AnOldDriverNamesBothVersions) {
+    EXPECT_EQ(gemmkit::cli::no_device_reason(cudaErrorInsufficientDriver, "insufficient", 12020, 13000),
+              "the NVIDIA driver supports CUDA 12.2, older than the CUDA 13.0 runtime gemmkit is built with: update "
+              "the driver");
+}
+
+TEST(NoDeviceReason, OtherErrorsKeepTheRuntimesWords) {
+    EXPECT_EQ(gemmkit::cli::no_device_reason(cudaErrorDevicesUnavailable, "CUDA-capable device(s) is/are busy or "
+                                             "unavailable", 13000, 13000),
+              "the CUDA runtime reports: CUDA-capable device(s) is/are busy or unavailable");
 }
 
 }  // namespace

@@ -304,6 +304,8 @@ bool check_writable(const std::string& path, std::string* err) {
     return true;
 }
 
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
 }  // namespace
 
 const std::vector<CommandSpec>& command_table() { return kCommands; }
@@ -438,6 +440,15 @@ bool check_arguments(const Options& o, const std::vector<std::string>& kernel_na
     for (const auto& [option, path] : outputs)
         if (!path->empty() && !check_writable(*path, err)) return *err = option + std::string(": ") + *err, false;
     return true;
+}
+
+std::string no_device_reason(cudaError_t error, const char* error_text, int driver_version, int runtime_version) {
+    if (driver_version == 0) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
+    if (error == cudaErrorNoDevice) return "the NVIDIA driver (CUDA " + cuda_version(driver_version) + ") sees no GPU";
+    if (error == cudaErrorInsufficientDriver)
+        return "the NVIDIA driver supports CUDA " + cuda_version(driver_version) + ", older than the CUDA " +
+               cuda_version(runtime_version) + " runtime gemmkit is built with: update the driver";
+    return std::string("the CUDA runtime reports: ") + error_text;
 }
 
 }  // namespace gemmkit::cli

@@ -119,4 +119,11 @@ std::string command_help(const CommandSpec& command);
 // find out, and removed again. Run before the device is touched, so a typo costs nothing.
 bool check_arguments(const Options& o, const std::vector<std::string>& kernel_names, std::string* err);
 
+// Why no CUDA GPU can be used, in words a user can act on: `error` is what the CUDA runtime said
+// (cudaGetDeviceCount; cudaErrorNoDevice when it counted none), error_text its string,
+// driver_version what cudaDriverGetVersion gave (0: no driver found), runtime_version the
+// runtime's (cudaRuntimeGetVersion). cudart reports a missing driver as "CUDA driver version is
+// insufficient for CUDA runtime version": that text is kept only where the driver is too old.
+std::string no_device_reason(cudaError_t error, const char* error_text, int driver_version, int runtime_version);
+
 }  // namespace gemmkit::cli

@@ -21,7 +21,7 @@ int cmd_explain(const Options& o) {
     }
     analysis::DeviceInfo dev;
     std::string dev_err;
-    const bool have_device = analysis::query_device_info(&dev, &dev_err);
+    const bool have_device = find_device(&dev, &dev_err);
     analysis::SmLimits lim;
     if (have_device) analysis::sm_limits_for(dev.sm, &lim);
     int status = 0;
@@ -39,7 +39,8 @@ int cmd_explain(const Options& o) {
         analysis::KernelResources r;
         std::string err;
         if (!have_device) {
-            std::printf("  registers, shared memory, spills, occupancy: need a CUDA device (%s)\n", dev_err.c_str());
+            std::printf("  registers, shared memory, spills, occupancy: need a CUDA GPU; none is usable here: %s\n",
+                        dev_err.c_str());
         } else if (!analysis::kernel_resources(*k, &r, &err)) {
             std::printf("  resources: %s\n", err.c_str());
             status = 1;

@@ -20,8 +20,11 @@ int cmd_bandwidth(const Options& o);
 int cmd_rowmean_matvec(const Options& o);
 int cmd_profile(const Options& o);
 
-// The sentence every GPU command ends with when there is no device: "no CUDA device: <why>; gemmkit
-// <command> needs an NVIDIA GPU, sm_80 or newer". Returns false (and prints it) when none.
+// The device, or false with *why saying in plain words why there is none (no_device_reason).
+bool find_device(analysis::DeviceInfo* info, std::string* why);
+
+// The sentence every GPU command ends with when there is no device: "gemmkit <command> needs an
+// NVIDIA GPU (sm_80 or newer); none is usable here: <why>." Returns false (and prints it) when none.
 bool require_device(const char* command, analysis::DeviceInfo* info = nullptr);
 
 // Registry entries whose names match the --kernels globs, in registry order.
