@@ -168,18 +168,6 @@ bool either(const std::string& value, const char* first, const char* second, con
     return true;
 }
 
-// One of `words` ('|'-separated).
-bool one_of(const std::string& value, const char* words, std::string* target, std::string* err) {
-    const std::vector<std::string> w = split(words, '|');
-    if (std::find(w.begin(), w.end(), value) == w.end()) {
-        std::string use;
-        for (size_t i = 0; i < w.size(); ++i) use += (i == 0 ? "" : i + 1 == w.size() ? " or " : ", ") + w[i];
-        return *err = "'" + value + "': use " + use, false;
-    }
-    *target = value;
-    return true;
-}
-
 bool file_name(const std::string& value, std::string* target, std::string* err) {
     if (value.empty()) return *err = "needs a file name", false;
     *target = value;
@@ -195,7 +183,10 @@ const std::vector<CommandSpec> kCommands = {
      "time the FP32 configurations (default: steps 11+) per shape class;\n"
      "--write FILE records the winners for auto (src/tuning/sgemm_table.csv)"},
     {"explain", "[KERNEL]", 1, "registers, shared memory, spills, occupancy, arithmetic intensity"},
-    {"plan", "", 0, "the plan auto makes for a problem: kernel, tiles, stages, and the reason for each"},
+    {"plan", "", 0,
+     "what auto runs for --mnk shapes of --type (f32 tf32 f16 bf16 f64) and --ops, and\n"
+     "why, on --device h100|h200 (built-in facts, no GPU needed) or current;\n"
+     "--corpus prints the golden plan corpus (tests/host/plan_corpus.txt)"},
     {"info", "", 0, "the device: SMs, clocks, memory, theoretical peaks"},
     {"bandwidth", "", 0, "SAXPY and copies, 1 MiB to 4 GiB (--mib LIST): GB/s, % of theoretical DRAM"},
     {"rowmean-matvec", "", 0, "case study: batched row means + mat-vec, cpu and v1..v5 (--lmn LxMxN, --versions)"},
@@ -216,12 +207,12 @@ const std::vector<OptionSpec> kOptions = {
          p->have_mnk = true;
          return parse_shapes(v, &p->o.shapes, err);
      }},
-    {"--m", "LIST", "verify bench",
+    {"--m", "LIST", "verify bench plan",
      "sizes: N, A:B:xF (geometric), A:B:+S (arithmetic); the shapes are every (m, n, k)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->m, err); }},
-    {"--n", "LIST", "verify bench", "sizes of n, as --m (default: n = m)",
+    {"--n", "LIST", "verify bench plan", "sizes of n, as --m (default: n = m)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->n, err); }},
-    {"--k", "LIST", "verify bench", "sizes of k, as --m (default: k = m)",
+    {"--k", "LIST", "verify bench plan", "sizes of k, as --m (default: k = m)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->k, err); }},
     {"--ops", "all|NN,NT,TN,TT", "verify bench plan", "op(A) op(B) combinations (verify default: all; bench: NN)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_ops(v, &p->o.ops, err); }},
@@ -260,11 +251,12 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) { return parse_shapes(v, &p->o.lmn, err); }},
     {"--versions", "GLOB[,GLOB]", "rowmean-matvec", "which of cpu, v1..v5 (default: all)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.versions = v, true; }},
-    {"--type", "TYPE", "plan", "the data type: f32, tf32, f16, bf16 or f64",
-     [](const std::string& v, Pending* p, std::string* err) { return one_of(v, "f32|tf32|f16|bf16|f64", &p->o.type, err); }},
-    {"--device", "GPU", "plan", "plan for h100, h200, or current (this machine's GPU)",
-     [](const std::string& v, Pending* p, std::string* err) { return one_of(v, "h100|h200|current", &p->o.device, err); }},
-    {"--corpus", nullptr, "plan", "the golden plan corpus: every problem of it",
+    // plan checks --type and --device itself, against the types and devices it knows.
+    {"--type", "T", "plan", "f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32) or f64 (default f16)",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.type = v, true; }},
+    {"--device", "D", "plan", "h100 (default), h200, or current (the GPU's own facts)",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},
+    {"--corpus", nullptr, "plan", "print the golden plan corpus",
      [](const std::string&, Pending* p, std::string*) { return p->o.corpus = true, true; }},
     {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
      "no progress on stderr; verify prints failures only",
