@@ -1,8 +1,18 @@
-// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options.
+// The gemmkit tool's command-line grammar: size lists, shapes, globs, op pairs, options, help, the
+// checks made before the device is touched, and the words for a missing GPU.
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -184,6 +194,32 @@ TEST(GlobMatch, StarBacktracks) {
     EXPECT_TRUE(gemmkit::cli::glob_match("*a*a", "banana_a"));
 }
 
+// scripts/device-check documents --kernels 'sgemm.0[45]*'.
+TEST(GlobMatch, BracketsMatchOneCharacterOfASet) {
+    using gemmkit::cli::glob_match;
+    EXPECT_TRUE(glob_match("sgemm.0[45]*", "sgemm.04_register_blocking_1d"));
+    EXPECT_TRUE(glob_match("sgemm.0[45]*", "sgemm.05_register_blocking_2d"));
+    EXPECT_FALSE(glob_match("sgemm.0[45]*", "sgemm.06_vectorized"));
+    EXPECT_TRUE(glob_match("sgemm.1[0-2]_*", "sgemm.11_x"));
+    EXPECT_FALSE(glob_match("sgemm.1[0-2]_*", "sgemm.13_x"));
+    EXPECT_TRUE(glob_match("sgemm.0[!1]_*", "sgemm.02_coalesced"));
+    EXPECT_FALSE(glob_match("sgemm.0[!1]_*", "sgemm.01_naive"));
+    EXPECT_FALSE(glob_match("[ab]", "ab"));  // one character, not a run
+}
+
+// tune's shape classes hold slashes, and kernel names dots: '*' crosses both.
+TEST(GlobMatch, StarCrossesSlashesAndDots) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("*/NN", "tiles<=64/k<=1024/ragged/NN"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("tiles>1024/*", "tiles>1024/k>1024/aligned/TT"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*naive", "sgemm.01_naive"));
+    EXPECT_TRUE(gemmkit::cli::glob_match("*", ".hidden"));
+}
+
+TEST(GlobMatch, BackslashQuotesAWildcard) {
+    EXPECT_TRUE(gemmkit::cli::glob_match("a\\*", "a*"));
+    EXPECT_FALSE(gemmkit::cli::glob_match("a\\*", "ab"));
+}
+
 TEST(GlobMatch, EmptyPatternMatchesOnlyEmptyText) {
     EXPECT_TRUE(gemmkit::cli::glob_match("", ""));
     EXPECT_FALSE(gemmkit::cli::glob_match("", "sgemm.01_naive"));
@@ -265,10 +301,10 @@ TEST(ParseOptions, NoArgumentsLeavesTheCommandEmpty) {
 }
 
 TEST(ParseOptions, WordsAfterTheCommandArePositional) {
-    const Parsed r = parse({"explain", "sgemm.05_register_blocking_2d", "extra"});
+    const Parsed r = parse({"explain", "sgemm.05_register_blocking_2d"});
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.opt.command, "explain");
-    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"sgemm.05_register_blocking_2d", "extra"}));
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"sgemm.05_register_blocking_2d"}));
 }
 
 TEST(ParseOptions, ReadsEveryValuedOption) {
@@ -325,10 +361,14 @@ TEST(ParseOptions, TuneReadsClassesAndDefaultsToAll) {
 }
 
 TEST(ParseOptions, OptionsMayComeBeforeTheCommand) {
-    const Parsed r = parse({"--iters", "4", "verify"});
+    const Parsed r = parse({"--iters", "4", "bench"});
     ASSERT_TRUE(r.ok) << r.err;
-    EXPECT_EQ(r.opt.command, "verify");
+    EXPECT_EQ(r.opt.command, "bench");
     EXPECT_EQ(r.opt.iters, 4);
+    // ... and are still checked against it.
+    const Parsed wrong = parse({"--iters", "4", "verify"});
+    EXPECT_FALSE(wrong.ok);
+    EXPECT_TRUE(contains(wrong.err, "--iters")) << wrong.err;
 }
 
 TEST(ParseOptions, SeparateMNKListsCombineIntoTheirProduct) {
@@ -454,10 +494,314 @@ TEST(ParseOptions, BadCTypeIsAnErrorNamingTheOptionAndValue) {
     expect_bad_values("--c-type", {"f16", "F32", "", "same,f32"});
 }
 
-TEST(ParseOptions, HelpFlagSelectsHelp) {
-    const Parsed r = parse({"--help"});
+TEST(ParseOptions, HelpFlagsAskForHelpWithoutACommand) {
+    for (const char* flag : {"--help", "-h"}) {
+        const Parsed r = parse({flag});
+        ASSERT_TRUE(r.ok) << flag << ": " << r.err;
+        EXPECT_TRUE(r.opt.help) << flag;
+        EXPECT_EQ(r.opt.command, "") << flag;
+    }
+    EXPECT_FALSE(parse({"bench"}).opt.help);
+}
+
+TEST(ParseOptions, HelpFlagsAfterACommandAskForItsHelp) {
+    for (const char* flag : {"--help", "-h"}) {
+        const Parsed r = parse({"bench", flag});
+        ASSERT_TRUE(r.ok) << flag << ": " << r.err;
+        EXPECT_TRUE(r.opt.help);
+        EXPECT_EQ(r.opt.command, "bench");
+    }
+}
+
+// Asking for help shows it even where the options given do not fit the command.
+TEST(ParseOptions, HelpWinsOverOptionsTheCommandDoesNotTake) {
+    const Parsed r = parse({"list", "--csv", "x.csv", "extra", "--help"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_TRUE(r.opt.help);
+    EXPECT_EQ(r.opt.command, "list");
+}
+
+TEST(ParseOptions, HelpCommandTakesACommandName) {
+    const Parsed r = parse({"help", "bench"});
     ASSERT_TRUE(r.ok) << r.err;
     EXPECT_EQ(r.opt.command, "help");
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"bench"}));
+    const Parsed bad = parse({"help", "bnch"});
+    EXPECT_FALSE(bad.ok);
+    EXPECT_TRUE(contains(bad.err, "'bnch'")) << bad.err;
+}
+
+TEST(ParseOptions, UnknownCommandIsNamed) {
+    const Parsed r = parse({"bnch", "--mnk", "64"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "unknown command 'bnch'")) << r.err;
+    EXPECT_EQ(r.opt.command, "");
+}
+
+// The issue's `gemmkit bench --mnk=4096`, which used to say "--mnk=4096 needs a value".
+TEST(ParseOptions, NameEqualsValueForms) {
+    const Parsed r = parse({"bench", "--mnk=4096,7x8x9", "--kernels=sgemm.0[45]*", "--iters=7", "--csv=out.csv"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{4096, 4096, 4096}, {7, 8, 9}}));
+    EXPECT_EQ(r.opt.kernels, "sgemm.0[45]*");
+    EXPECT_EQ(r.opt.iters, 7);
+    EXPECT_EQ(r.opt.csv, "out.csv");
+    // Only the first '=' separates: the value may hold more.
+    EXPECT_EQ(parse({"tune", "--classes=tiles<=64/*"}).opt.classes, "tiles<=64/*");
+}
+
+TEST(ParseOptions, EmptyValueAfterEqualsIsCheckedLikeAnyValue) {
+    const Parsed mnk = parse({"bench", "--mnk="});
+    EXPECT_FALSE(mnk.ok);
+    EXPECT_TRUE(contains(mnk.err, "--mnk")) << mnk.err;
+    const Parsed csv = parse({"bench", "--csv="});
+    EXPECT_FALSE(csv.ok);
+    EXPECT_TRUE(contains(csv.err, "--csv: needs a file name")) << csv.err;
+}
+
+TEST(ParseOptions, FlagsTakeNoValue) {
+    const Parsed r = parse({"bench", "--quiet=1"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--quiet takes no value")) << r.err;
+}
+
+// The issue's `gemmkit list --bogus`, which used to say "--bogus needs a value".
+TEST(ParseOptions, UnknownOptionIsUnknownEvenWithoutAValue) {
+    for (std::vector<const char*> args : {std::vector<const char*>{"list", "--bogus"},
+                                          std::vector<const char*>{"list", "--bogus=3"},
+                                          std::vector<const char*>{"--bogus", "list"}}) {
+        const Parsed r = parse(args);
+        EXPECT_FALSE(r.ok);
+        EXPECT_EQ(r.err, "unknown option --bogus");
+    }
+}
+
+TEST(ParseOptions, SingleDashOptionsAreUnknownWithAHint) {
+    const Parsed r = parse({"bench", "-mnk", "64"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "unknown option -mnk (did you mean --mnk?)")) << r.err;
+    const Parsed x = parse({"bench", "-x"});
+    EXPECT_FALSE(x.ok);
+    EXPECT_EQ(x.err, "unknown option -x");
+}
+
+TEST(ParseOptions, MissingValueSaysWhatTheValueIs) {
+    const Parsed r = parse({"bench", "--iters"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.err, "--iters needs a value: --iters I");
+}
+
+// The issue: extra arguments were silently ignored.
+TEST(ParseOptions, ExtraArgumentsAreNamed) {
+    const Parsed list = parse({"list", "extra"});
+    EXPECT_FALSE(list.ok);
+    EXPECT_TRUE(contains(list.err, "unexpected argument 'extra'")) << list.err;
+    EXPECT_TRUE(contains(list.err, "list takes none")) << list.err;
+    const Parsed bench = parse({"bench", "--iters", "3", "4096"});  // --mnk forgotten
+    EXPECT_FALSE(bench.ok);
+    EXPECT_TRUE(contains(bench.err, "'4096'")) << bench.err;
+    const Parsed explain = parse({"explain", "sgemm.01_naive", "sgemm.02_coalesced"});
+    EXPECT_FALSE(explain.ok);
+    EXPECT_TRUE(contains(explain.err, "'sgemm.02_coalesced'")) << explain.err;
+    EXPECT_TRUE(contains(explain.err, "[KERNEL]")) << explain.err;
+}
+
+TEST(ParseOptions, DoubleDashEndsTheOptions) {
+    const Parsed r = parse({"explain", "--", "-odd-name"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.positional, (std::vector<std::string>{"-odd-name"}));
+}
+
+TEST(ParseOptions, OptionsACommandDoesNotTakeAreErrors) {
+    struct Case {
+        const char* command;
+        const char* option;
+        const char* value;
+    };
+    for (const Case& c : {Case{"list", "--csv", "x.csv"}, Case{"verify", "--iters", "3"},
+                          Case{"tune", "--mnk", "64"}, Case{"tune", "--json", "x.json"}, Case{"info", "--quiet", nullptr},
+                          Case{"bench", "--type", "f32"}, Case{"bandwidth", "--l2-flush", "read"}}) {
+        std::vector<const char*> args{c.command, c.option};
+        if (c.value != nullptr) args.push_back(c.value);
+        const Parsed r = parse(args);
+        EXPECT_FALSE(r.ok) << c.command << " " << c.option;
+        EXPECT_EQ(r.err, std::string(c.command) + " does not take " + c.option);
+    }
+}
+
+// A failed parse still says which command it was for, so the error can point at its help.
+TEST(ParseOptions, FailureKeepsTheCommandForTheHint) {
+    const Parsed r = parse({"bench", "--bogus"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.opt.command, "bench");
+}
+
+TEST(ParseOptions, PlanTakesTypeDeviceCorpusShapesAndOps) {
+    const Parsed r =
+        parse({"plan", "--mnk", "4096", "--type", "bf16.f32c", "--device=h200", "--corpus", "--ops", "NT"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.command, "plan");
+    EXPECT_EQ(r.opt.type, "bf16.f32c");
+    EXPECT_EQ(r.opt.device, "h200");
+    EXPECT_TRUE(r.opt.corpus);
+    EXPECT_EQ(r.opt.shapes, (std::vector<Shape>{{4096, 4096, 4096}}));
+    EXPECT_EQ(op_names(r.opt.ops), (std::vector<std::string>{"NT"}));
+    const Parsed bare = parse({"plan"});
+    ASSERT_TRUE(bare.ok) << bare.err;
+    EXPECT_EQ(bare.opt.type, "f16");
+    EXPECT_EQ(bare.opt.device, "h100");
+    EXPECT_FALSE(bare.opt.corpus);
+    const Parsed lists = parse({"plan", "--m", "64,128", "--k", "32"});
+    ASSERT_TRUE(lists.ok) << lists.err;
+    EXPECT_EQ(lists.opt.shapes, (std::vector<Shape>{{64, 64, 32}, {128, 128, 32}}));
+    EXPECT_FALSE(parse({"plan", "--type"}).ok);
+    EXPECT_FALSE(parse({"plan", "--corpus=yes"}).ok);
+}
+
+// The tables are the grammar: a command word misspelt in an option's row would make the option
+// silently unusable.
+TEST(OptionTable, EveryCommandItNamesExistsAndEveryOptionIsUnique) {
+    std::set<std::string> names;
+    for (const gemmkit::cli::OptionSpec& o : gemmkit::cli::option_table()) {
+        EXPECT_EQ(std::string(o.name).rfind("--", 0), 0u) << o.name;
+        EXPECT_TRUE(names.insert(o.name).second) << o.name << " twice";
+        EXPECT_NE(o.apply, nullptr) << o.name;
+        std::istringstream words(o.commands);
+        int count = 0;
+        for (std::string w; words >> w; ++count) EXPECT_NE(gemmkit::cli::find_command(w), nullptr) << o.name << ": " << w;
+        EXPECT_GT(count, 0) << o.name;
+    }
+}
+
+TEST(Help, UsageListsEveryCommandAndOption) {
+    const std::string u = gemmkit::cli::usage();
+    for (const gemmkit::cli::CommandSpec& c : gemmkit::cli::command_table())
+        EXPECT_TRUE(contains(u, std::string("\n  ") + c.name)) << c.name;
+    for (const gemmkit::cli::OptionSpec& o : gemmkit::cli::option_table())
+        EXPECT_TRUE(contains(u, std::string("\n  ") + o.name)) << o.name;
+}
+
+TEST(Help, ACommandsHelpListsOnlyItsOptions) {
+    const std::string bench = gemmkit::cli::command_help(*gemmkit::cli::find_command("bench"));
+    EXPECT_TRUE(contains(bench, "usage: gemmkit bench [options]")) << bench;
+    EXPECT_TRUE(contains(bench, "--samples FILE")) << bench;
+    EXPECT_FALSE(contains(bench, "--mib")) << bench;
+    const std::string explain = gemmkit::cli::command_help(*gemmkit::cli::find_command("explain"));
+    EXPECT_TRUE(contains(explain, "usage: gemmkit explain [KERNEL] [options]")) << explain;
+    const std::string info = gemmkit::cli::command_help(*gemmkit::cli::find_command("info"));
+    EXPECT_TRUE(contains(info, "usage: gemmkit info\n")) << info;
+    EXPECT_FALSE(contains(info, "--")) << info;
+}
+
+TEST(Help, ErrorLineIsOneLineThatSaysWhereHelpIs) {
+    const std::string bench = gemmkit::cli::error_line("bench", "unknown option --bogus");
+    EXPECT_EQ(bench, "gemmkit bench: unknown option --bogus (see gemmkit bench --help)");
+    const std::string none = gemmkit::cli::error_line("", "unknown command 'bnch'");
+    EXPECT_EQ(none, "gemmkit: unknown command 'bnch' (see gemmkit help)");
+    EXPECT_FALSE(contains(bench, "\n"));
+}
+
+// check_arguments: what needs no device is checked before it is touched.
+const std::vector<std::string> kNames = {"sgemm.04_register_blocking_1d", "sgemm.05_register_blocking_2d",
+                                         "sgemm.06_vectorized", "bf16.12_stream_k"};
+
+std::string check_error(std::vector<const char*> args) {
+    const Parsed r = parse(args);
+    EXPECT_TRUE(r.ok) << r.err;
+    std::string err;
+    return gemmkit::cli::check_arguments(r.opt, kNames, &err) ? "" : err;
+}
+
+TEST(CheckArguments, EveryKernelGlobMustMatchAKernel) {
+    EXPECT_EQ(check_error({"bench", "--kernels", "sgemm.0[45]*"}), "");
+    EXPECT_EQ(check_error({"bench"}), "");
+    EXPECT_EQ(check_error({"bench", "--kernels", "sgemm.0[45]*,sgem.*"}),
+              "--kernels: 'sgem.*' matches no kernel (gemmkit list shows the names)");
+    EXPECT_TRUE(contains(check_error({"list", "--kernels", "f16.*"}), "'f16.*'"));
+    EXPECT_TRUE(contains(check_error({"bench", "--kernels", "sgemm.*,,bf16.*"}), "an empty pattern in 'sgemm.*,,bf16.*'"));
+    EXPECT_TRUE(contains(check_error({"bench", "--kernels="}), "no pattern"));
+}
+
+// bench also times `auto`, the API's own choice; verify has no such contender.
+TEST(CheckArguments, AutoIsAKernelOnlyForBench) {
+    EXPECT_EQ(check_error({"bench", "--kernels", "auto"}), "");
+    EXPECT_TRUE(contains(check_error({"verify", "--kernels", "auto"}), "'auto'"));
+}
+
+TEST(CheckArguments, ExplainChecksItsKernelArgument) {
+    EXPECT_EQ(check_error({"explain", "sgemm.05*"}), "");
+    EXPECT_EQ(check_error({"explain", "sgemm.5*"}), "'sgemm.5*' matches no kernel (gemmkit list shows the names)");
+}
+
+class CheckOutputs : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("gemmkit_cli_test_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::string path(const char* name) const { return (dir_ / name).string(); }
+    std::filesystem::path dir_;
+};
+
+TEST_F(CheckOutputs, AWritableNewFileIsNotLeftBehind) {
+    const std::string csv = path("bench.csv");
+    EXPECT_EQ(check_error({"bench", "--csv", csv.c_str()}), "");
+    EXPECT_FALSE(std::filesystem::exists(csv));
+}
+
+// tune --write reads the table it replaces: the check must not truncate it.
+TEST_F(CheckOutputs, AnExistingFileIsKeptAsItWas) {
+    const std::string table = path("table.csv");
+    std::ofstream(table) << "class,kernel\nx,y\n";
+    EXPECT_EQ(check_error({"tune", "--write", table.c_str()}), "");
+    std::ifstream in(table);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "class,kernel\nx,y\n");
+}
+
+// The issue: a bad --csv path was found only after the whole run.
+TEST_F(CheckOutputs, AMissingFolderIsAnErrorNamingTheOption) {
+    const std::string csv = path("no/such/folder/bench.csv");
+    const std::string err = check_error({"bench", "--csv", csv.c_str()});
+    EXPECT_TRUE(contains(err, "--csv: cannot write '" + csv + "'")) << err;
+    EXPECT_TRUE(contains(err, std::strerror(ENOENT))) << err;
+}
+
+TEST_F(CheckOutputs, EachOutputOptionIsChecked) {
+    const std::string folder = dir_.string();
+    EXPECT_EQ(check_error({"bench", "--json", folder.c_str()}), "--json: '" + folder + "' is a directory");
+    EXPECT_TRUE(contains(check_error({"bench", "--samples", folder.c_str()}), "--samples"));
+    EXPECT_TRUE(contains(check_error({"tune", "--write", folder.c_str()}), "--write"));
+    EXPECT_TRUE(contains(check_error({"bandwidth", "--csv", folder.c_str()}), "--csv"));
+}
+
+// The issue: without a driver cudart says "CUDA driver version is insufficient for CUDA runtime
+// version", which sends people to upgrade a driver they do not have.
+TEST(NoDeviceReason, NoDriverSaysSoPlainly) {
+    const std::string why = gemmkit::cli::no_device_reason(
+        cudaErrorInsufficientDriver, "CUDA driver version is insufficient for CUDA runtime version", 0, 13000);
+    EXPECT_EQ(why, "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
+}
+
+TEST(NoDeviceReason, ADriverWithoutAGpu) {
+    EXPECT_EQ(gemmkit::cli::no_device_reason(cudaErrorNoDevice, "no CUDA-capable device is detected", 13000, 13000),
+              "the NVIDIA driver (CUDA 13.0) sees no GPU");
+}
+
+// Where the driver really is too old, the versions are the useful part.
+TEST(NoDeviceReason, AnOldDriverNamesBothVersions) {
+    EXPECT_EQ(gemmkit::cli::no_device_reason(cudaErrorInsufficientDriver, "insufficient", 12020, 13000),
+              "the NVIDIA driver supports CUDA 12.2, older than the CUDA 13.0 runtime gemmkit is built with: update "
+              "the driver");
+}
+
+TEST(NoDeviceReason, OtherErrorsKeepTheRuntimesWords) {
+    EXPECT_EQ(gemmkit::cli::no_device_reason(cudaErrorDevicesUnavailable, "CUDA-capable device(s) is/are busy or "
+                                             "unavailable", 13000, 13000),
+              "the CUDA runtime reports: CUDA-capable device(s) is/are busy or unavailable");
 }
 
 }  // namespace

@@ -1,9 +1,16 @@
 #include "cli_args.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <type_traits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fnmatch.h>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 namespace gemmkit::cli {
 namespace {
@@ -92,24 +99,10 @@ std::vector<Shape> shape_product(const std::vector<int64_t>& m, const std::vecto
 }
 
 bool glob_match(const char* pattern, const char* text) {
-    // Iterative matcher with one backtrack point for the last '*'.
-    const char *star = nullptr, *resume = nullptr;
-    while (*text != '\0') {
-        if (*pattern == '*') {
-            star = pattern++;
-            resume = text;
-        } else if (*pattern == '?' || *pattern == *text) {
-            ++pattern;
-            ++text;
-        } else if (star != nullptr) {
-            pattern = star + 1;
-            text = ++resume;
-        } else {
-            return false;
-        }
-    }
-    while (*pattern == '*') ++pattern;
-    return *pattern == '\0';
+    // fnmatch(3) from libc rather than a hand-written matcher: no dependency to fetch, and the
+    // POSIX shell grammar people already know. Flags 0: '*' also crosses '/' (tune's class names
+    // hold slashes: '*/NN') and a leading '.'; '\\' quotes the next character.
+    return fnmatch(pattern, text, 0) == 0;
 }
 
 bool matches_any(const std::string& globs, const char* name) {
@@ -140,86 +133,314 @@ bool parse_ops(const std::string& text, std::vector<OpPair>* out, std::string* e
     return true;
 }
 
-bool parse_options(int argc, const char* const* argv, Options* out, std::string* err) {
+struct Pending {
     Options o;
-    std::vector<int64_t> m, n, k;
+    std::vector<int64_t> m, n, k;  // --m, --n, --k: combined into o.shapes at the end
     bool have_mnk = false;
+};
+
+namespace {
+
+// A whole number (or, for double, a finite number) >= lo, nothing else: from_chars on the
+// target's own type, so a 64-bit seed keeps every bit.
+template <class T>
+bool number(const std::string& value, T lo, T* target, std::string* err) {
+    T v{};
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    bool ok = ec == std::errc() && end == value.data() + value.size() && v >= lo;
+    if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(v);
+    if (!ok) {
+        std::ostringstream min;
+        min << lo;
+        return *err = "'" + value + "' is not " + (std::is_floating_point_v<T> ? "a number" : "a whole number") +
+                      " >= " + min.str(),
+               false;
+    }
+    *target = v;
+    return true;
+}
+
+// One of two words: false for `first`, true for `second`; `use` is the error's advice.
+bool either(const std::string& value, const char* first, const char* second, const char* use, bool* is_second,
+            std::string* err) {
+    if (value != first && value != second) return *err = "'" + value + "': use " + use, false;
+    *is_second = value == second;
+    return true;
+}
+
+bool file_name(const std::string& value, std::string* target, std::string* err) {
+    if (value.empty()) return *err = "needs a file name", false;
+    *target = value;
+    return true;
+}
+
+// The commands. Fields: name, positional arguments, how many at most, summary.
+const std::vector<CommandSpec> kCommands = {
+    {"list", "", 0, "the registered kernels and what each serves at full speed"},
+    {"verify", "", 0, "check kernels against a double-precision reference"},
+    {"bench", "", 0, "verify, then time kernels against cuBLAS (default: the ladder suite)"},
+    {"tune", "", 0,
+     "time the FP32 configurations (default: steps 11+) per shape class;\n"
+     "--write FILE records the winners for auto (src/tuning/sgemm_table.csv)"},
+    {"explain", "[KERNEL]", 1, "registers, shared memory, spills, occupancy, arithmetic intensity"},
+    {"plan", "", 0,
+     "what auto runs for --mnk shapes of --type (f32 tf32 f16 bf16 f64) and --ops, and\n"
+     "why, on --device h100|h200 (built-in facts, no GPU needed) or current;\n"
+     "--corpus prints the golden plan corpus (tests/host/plan_corpus.txt)"},
+    {"info", "", 0, "the device: SMs, clocks, memory, theoretical peaks"},
+    {"bandwidth", "", 0, "SAXPY and copies, 1 MiB to 4 GiB (--mib LIST): GB/s, % of theoretical DRAM"},
+    {"rowmean-matvec", "", 0, "case study: batched row means + mat-vec, cpu and v1..v5 (--lmn LxMxN, --versions)"},
+    {"profile", "TARGET", 1,
+     "Nsight Compute on one launch of a kernel (or rowmean.v1..v5), summarized;\n"
+     "--mnk / --lmn pick the size, --write FILE keeps ncu's full report"},
+    {"help", "[COMMAND]", 1, "the commands and options, or one command's (also -h, --help)"},
+};
+
+// The options. Fields: name, value in help (nullptr: a flag), the commands that take it, help,
+// and what it does to the options read so far.
+const std::vector<OptionSpec> kOptions = {
+    {"--kernels", "GLOB[,GLOB]", "list verify bench tune explain",
+     "kernels by name pattern (* ? [...]), e.g. 'sgemm.*', 'sgemm.0[45]*' (default: all)",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.kernels = v, true; }},
+    {"--mnk", "S[,S...]", "verify bench profile plan explain", "shapes: N (N^3) or MxNxK, e.g. 4096,7x33x129",
+     [](const std::string& v, Pending* p, std::string* err) {
+         p->have_mnk = true;
+         return parse_shapes(v, &p->o.shapes, err);
+     }},
+    {"--m", "LIST", "verify bench plan explain",
+     "sizes: N, A:B:xF (geometric), A:B:+S (arithmetic); the shapes are every (m, n, k)",
+     [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->m, err); }},
+    {"--n", "LIST", "verify bench plan explain", "sizes of n, as --m (default: n = m)",
+     [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->n, err); }},
+    {"--k", "LIST", "verify bench plan explain", "sizes of k, as --m (default: k = m)",
+     [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->k, err); }},
+    {"--ops", "all|NN,NT,TN,TT", "verify bench plan explain", "op(A) op(B) combinations (verify default: all; bench: NN)",
+     [](const std::string& v, Pending* p, std::string* err) { return parse_ops(v, &p->o.ops, err); }},
+    {"--c-type", "same|f32", "verify bench", "C of the FP16/BF16 kernels in their A/B type (default) or FP32",
+     [](const std::string& v, Pending* p, std::string* err) {
+         return either(v, "same", "f32", "same (C of A/B's type) or f32", &p->o.c_f32, err);
+     }},
+    {"--warmup", "W", "bench tune bandwidth rowmean-matvec", "untimed calls per contender before timing (default 3)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.warmup, err); }},
+    {"--iters", "I", "bench tune bandwidth rowmean-matvec", "timed calls per contender (default 20)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, 1, &p->o.iters, err); }},
+    {"--max-seconds", "S", "bench tune bandwidth rowmean-matvec",
+     "stop repeating a slow contender after S seconds (default 3; tune: per candidate)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, 0.0, &p->o.max_seconds, err); }},
+    {"--l2-flush", "write|read", "bench tune rowmean-matvec",
+     "evict the L2 before each timed call by a memset of twice its size (default),\n"
+     "or by reading that much (no dirty lines left)",
+     [](const std::string& v, Pending* p, std::string* err) {
+         return either(v, "write", "read", "write (a memset) or read (loads only)", &p->o.flush_by_reading, err);
+     }},
+    {"--seed", "S", "verify bench tune bandwidth rowmean-matvec", "random inputs' seed (default 2024)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, uint64_t{0}, &p->o.seed, err); }},
+    {"--csv", "FILE", "bench bandwidth rowmean-matvec", "also write the results to FILE (CSV, RFC 4180)",
+     [](const std::string& v, Pending* p, std::string* err) { return file_name(v, &p->o.csv, err); }},
+    {"--json", "FILE", "bench", "also write the results to FILE (JSON; a number that is not finite is null)",
+     [](const std::string& v, Pending* p, std::string* err) { return file_name(v, &p->o.json, err); }},
+    {"--samples", "FILE", "bench", "also write every timed call's time, in call order (kernel and cuBLAS)",
+     [](const std::string& v, Pending* p, std::string* err) { return file_name(v, &p->o.samples, err); }},
+    {"--write", "FILE", "tune profile", "tune: write the winners as a tuning table; profile: keep ncu's report",
+     [](const std::string& v, Pending* p, std::string* err) { return file_name(v, &p->o.write, err); }},
+    {"--classes", "GLOB[,GLOB]", "tune", "only these shape classes, e.g. '*/NN'; --write keeps FILE's other rows",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.classes = v, true; }},
+    {"--mib", "LIST", "bandwidth", "buffer sizes in MiB (size-list grammar, e.g. 1:4096:x2)",
+     [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->o.mib, err); }},
+    {"--lmn", "S[,S]", "rowmean-matvec profile", "sizes LxMxN (default 512x512x1024,1024^3)",
+     [](const std::string& v, Pending* p, std::string* err) { return parse_shapes(v, &p->o.lmn, err); }},
+    {"--versions", "GLOB[,GLOB]", "rowmean-matvec", "which of cpu, v1..v5 (default: all)",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.versions = v, true; }},
+    // plan checks --type and --device itself, against the types and devices it knows.
+    {"--type", "T", "plan explain", "f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32) or f64 (default f16)",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.type = v, true; }},
+    {"--device", "D", "plan explain", "h100 (default), h200, or current (the GPU's own facts)",
+     [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},
+    {"--corpus", nullptr, "plan", "print the golden plan corpus",
+     [](const std::string&, Pending* p, std::string*) { return p->o.corpus = true, true; }},
+    {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
+     "no progress on stderr; verify prints failures only",
+     [](const std::string&, Pending* p, std::string*) { return p->o.quiet = true, true; }},
+};
+
+// Lines of `text` after the first, indented to `column`.
+std::string indented(const char* text, size_t column) {
+    std::string out;
+    for (const char* c = text; *c != '\0'; ++c) out += *c == '\n' ? "\n" + std::string(column, ' ') : std::string(1, *c);
+    return out;
+}
+
+std::string command_line(const CommandSpec& c) {
+    const std::string head = std::string(c.name) + (c.args[0] != '\0' ? " " : "") + c.args;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-20s ", head.c_str());
+    return buf + indented(c.summary, 23) + "\n";
+}
+
+std::string option_line(const OptionSpec& o) {
+    const std::string head = std::string(o.name) + (o.value != nullptr ? std::string(" ") + o.value : "");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-23s ", head.c_str());
+    return buf + indented(o.help, 26) + "\n";
+}
+
+bool check_writable(const std::string& path, std::string* err) {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    if (existed && std::filesystem::is_directory(path, ec)) return *err = "'" + path + "' is a directory", false;
+    // "a" neither truncates an existing file nor moves the data of one that tune reads first.
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    if (f == nullptr) return *err = "cannot write '" + path + "': " + std::strerror(errno), false;
+    std::fclose(f);
+    if (!existed) std::remove(path.c_str());
+    return true;
+}
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+}  // namespace
+
+const std::vector<CommandSpec>& command_table() { return kCommands; }
+const std::vector<OptionSpec>& option_table() { return kOptions; }
+
+const CommandSpec* find_command(const std::string& name) {
+    for (const CommandSpec& c : kCommands)
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+const OptionSpec* find_option(const std::string& name) {
+    for (const OptionSpec& o : kOptions)
+        if (name == o.name) return &o;
+    return nullptr;
+}
+
+bool accepts(const OptionSpec& option, const std::string& command) {
+    const std::vector<std::string> words = split(option.commands, ' ');
+    return std::find(words.begin(), words.end(), command) != words.end();
+}
+
+bool parse_options(int argc, const char* const* argv, Options* out, std::string* err) {
+    Pending p;
+    Options& o = p.o;
+    std::vector<const OptionSpec*> given;
+    auto fail = [&](const std::string& why) {
+        *err = why;
+        out->command = o.command;
+        return false;
+    };
+    bool options_ended = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg.rfind("--", 0) != 0) {
-            (o.command.empty() ? o.command : o.positional.emplace_back()) = arg;
+        if (arg == "--" && !options_ended) {
+            options_ended = true;
             continue;
         }
-        if (arg == "--quiet") {
-            o.quiet = true;
+        if (options_ended || arg.size() < 2 || arg[0] != '-') {
+            if (!o.command.empty()) {
+                o.positional.push_back(arg);
+            } else if (find_command(arg) != nullptr) {
+                o.command = arg;
+            } else {
+                return fail("unknown command '" + arg + "'");
+            }
             continue;
         }
-        if (arg == "--corpus") {
-            o.corpus = true;
+        if (arg == "-h" || arg == "--help") {
+            o.help = true;
             continue;
         }
-        if (arg == "--help") {
-            o.command = "help";
-            continue;
+        const size_t eq = arg.find('=');
+        const std::string name = arg.substr(0, eq);
+        const OptionSpec* spec = name.rfind("--", 0) == 0 ? find_option(name) : nullptr;
+        if (spec == nullptr) {
+            const bool one_dash = name.rfind("--", 0) != 0 && find_option("-" + name) != nullptr;
+            return fail("unknown option " + name + (one_dash ? " (did you mean -" + name + "?)" : ""));
         }
-        if (i + 1 >= argc) return *err = arg + " needs a value", false;
-        const std::string value = argv[++i];
-        // Counts and seeds are whole numbers (from_chars on the target's own type, so a
-        // 64-bit seed keeps every bit); --max-seconds is a finite number.
-        auto number = [&](auto* target, auto lo) {
-            std::remove_pointer_t<decltype(target)> v{};
-            auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-            bool ok = ec == std::errc() && end == value.data() + value.size() && v >= lo;
-            if constexpr (std::is_floating_point_v<decltype(v)>) ok = ok && std::isfinite(v);
-            if (!ok) return *err = arg + " = '" + value + "' is not a number >= " + std::to_string(lo), false;
-            *target = v;
-            return true;
-        };
-        // An option of two words: `first` or `second` (`use`: the error's advice); *is_second
-        // says which.
-        auto either = [&](const char* first, const char* second, const char* use, bool* is_second) {
-            if (value != first && value != second) return *err = arg + " = '" + value + "': use " + use, false;
-            *is_second = value == second;
-            return true;
-        };
-        bool ok = true;
-        if (arg == "--kernels") o.kernels = value;
-        else if (arg == "--mnk") ok = parse_shapes(value, &o.shapes, err), have_mnk = true;
-        else if (arg == "--m") ok = parse_size_list(value, &m, err);
-        else if (arg == "--n") ok = parse_size_list(value, &n, err);
-        else if (arg == "--k") ok = parse_size_list(value, &k, err);
-        else if (arg == "--ops") ok = parse_ops(value, &o.ops, err);
-        else if (arg == "--c-type") ok = either("same", "f32", "same (C of A/B's type) or f32", &o.c_f32);
-        else if (arg == "--l2-flush")
-            ok = either("write", "read", "write (a memset) or read (loads only)", &o.flush_by_reading);
-        else if (arg == "--warmup") ok = number(&o.warmup, 0);
-        else if (arg == "--iters") ok = number(&o.iters, 1);
-        else if (arg == "--max-seconds") ok = number(&o.max_seconds, 0.0);
-        else if (arg == "--seed") ok = number(&o.seed, uint64_t{0});
-        else if (arg == "--csv") o.csv = value;
-        else if (arg == "--json") o.json = value;
-        else if (arg == "--samples") o.samples = value;
-        else if (arg == "--write") o.write = value;
-        else if (arg == "--classes") o.classes = value;
-        else if (arg == "--mib") ok = parse_size_list(value, &o.mib, err);
-        else if (arg == "--lmn") ok = parse_shapes(value, &o.lmn, err);
-        else if (arg == "--versions") o.versions = value;
-        else if (arg == "--type") o.type = value;
-        else if (arg == "--device") o.device = value;
-        else return *err = "unknown option " + arg, false;
-        if (!ok) {
-            if (err->rfind(arg, 0) != 0) *err = arg + ": " + *err;
-            return false;
+        std::string value;
+        if (spec->value == nullptr) {
+            if (eq != std::string::npos) return fail(name + " takes no value");
+        } else if (eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            return fail(name + " needs a value: " + name + " " + spec->value);
         }
+        if (!spec->apply(value, &p, err)) return fail(name + ": " + *err);
+        given.push_back(spec);
     }
-    if (!m.empty() || !n.empty() || !k.empty()) {
-        if (have_mnk) return *err = "--mnk and --m/--n/--k are alternatives; give one", false;
-        if (m.empty()) return *err = "--n/--k need --m", false;
-        o.shapes = shape_product(m, n, k);
+    if (o.command == "help" && !o.positional.empty() && find_command(o.positional[0]) == nullptr)
+        return fail("unknown command '" + o.positional[0] + "'");
+    if (!o.help && !o.command.empty()) {  // help is asked for: show it, whatever else is wrong
+        for (const OptionSpec* spec : given)
+            if (!accepts(*spec, o.command)) return fail(o.command + " does not take " + spec->name);
+        const CommandSpec& c = *find_command(o.command);
+        if (o.positional.size() > static_cast<size_t>(c.max_positional))
+            return fail("unexpected argument '" + o.positional[c.max_positional] + "': " + o.command +
+                        (c.max_positional == 0 ? " takes none" : std::string(" takes ") + c.args));
     }
-    if (!o.samples.empty() && o.command != "bench") return *err = "--samples: only bench writes samples", false;
+    if (!p.m.empty() || !p.n.empty() || !p.k.empty()) {
+        if (p.have_mnk) return fail("--mnk and --m/--n/--k are alternatives; give one");
+        if (p.m.empty()) return fail("--n/--k need --m");
+        o.shapes = shape_product(p.m, p.n, p.k);
+    }
     *out = o;
     return true;
+}
+
+std::string error_line(const std::string& command, const std::string& err) {
+    if (command.empty() || command == "help") return "gemmkit: " + err + " (see gemmkit help)";
+    return "gemmkit " + command + ": " + err + " (see gemmkit " + command + " --help)";
+}
+
+std::string usage() {
+    std::string out = "usage: gemmkit <command> [options]\n\ncommands:\n";
+    for (const CommandSpec& c : kCommands) out += command_line(c);
+    out += "\noptions (gemmkit <command> --help lists a command's own; --name=value works too):\n";
+    for (const OptionSpec& o : kOptions) out += option_line(o);
+    return out;
+}
+
+std::string command_help(const CommandSpec& c) {
+    std::string options;
+    for (const OptionSpec& o : kOptions)
+        if (accepts(o, c.name)) options += option_line(o);
+    std::string out = std::string("usage: gemmkit ") + c.name + (c.args[0] != '\0' ? " " : "") + c.args +
+                      (options.empty() ? "" : " [options]") + "\n" + indented(c.summary, 0) + "\n";
+    if (!options.empty()) out += "\noptions:\n" + options;
+    return out;
+}
+
+bool check_arguments(const Options& o, const std::vector<std::string>& kernel_names, std::string* err) {
+    if (accepts(*find_option("--kernels"), o.command)) {
+        const bool positional = o.command == "explain" && !o.positional.empty();  // explain KERNEL
+        const std::string globs = positional ? o.positional[0] : o.kernels;
+        const std::string what = positional ? "" : "--kernels: ";
+        std::vector<std::string> names = kernel_names;
+        if (o.command == "bench") names.push_back("auto");  // bench's contender: what the API picks
+        if (globs.empty()) return *err = what + "no pattern given", false;
+        for (const std::string& glob : split(globs, ',')) {
+            if (glob.empty()) return *err = what + "an empty pattern in '" + globs + "'", false;
+            bool any = false;
+            for (const std::string& name : names) any = any || glob_match(glob.c_str(), name.c_str());
+            if (!any) return *err = what + "'" + glob + "' matches no kernel (gemmkit list shows the names)", false;
+        }
+    }
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"--csv", &o.csv}, {"--json", &o.json}, {"--samples", &o.samples}, {"--write", &o.write}};
+    for (const auto& [option, path] : outputs)
+        if (!path->empty() && !check_writable(*path, err)) return *err = option + std::string(": ") + *err, false;
+    return true;
+}
+
+std::string no_device_reason(cudaError_t error, const char* error_text, int driver_version, int runtime_version) {
+    if (driver_version == 0) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
+    if (error == cudaErrorNoDevice) return "the NVIDIA driver (CUDA " + cuda_version(driver_version) + ") sees no GPU";
+    if (error == cudaErrorInsufficientDriver)
+        return "the NVIDIA driver supports CUDA " + cuda_version(driver_version) + ", older than the CUDA " +
+               cuda_version(runtime_version) + " runtime gemmkit is built with: update the driver";
+    return std::string("the CUDA runtime reports: ") + error_text;
 }
 
 }  // namespace gemmkit::cli

@@ -1,4 +1,5 @@
-// Command-line grammar of the gemmkit tool: pure parsing, no device, tested on the host.
+// Command-line grammar of the gemmkit tool: parsing, help text, and the checks of arguments that
+// need no device. No CUDA calls; tested on the host.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,9 @@ bool parse_shapes(const std::string& text, std::vector<Shape>* out, std::string*
 std::vector<Shape> shape_product(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
                                  const std::vector<int64_t>& k);
 
-// '*' matches any run of characters, '?' any one; everything else matches itself.
+// POSIX shell patterns (fnmatch(3), no flags): '*' matches any run of characters ('/' and '.'
+// included), '?' any one, '[...]' one of a set ('[45]', '[0-9]', '[!a]'), '\\' quotes the next
+// character; everything else matches itself. Case-sensitive; the whole text must match.
 bool glob_match(const char* pattern, const char* text);
 
 // `globs` is comma-separated; true when any of them matches.
@@ -42,7 +45,8 @@ struct OpPair {
 bool parse_ops(const std::string& text, std::vector<OpPair>* out, std::string* err);
 
 struct Options {
-    std::string command;              // list | verify | bench | tune | explain | info | help
+    std::string command;              // a name from command_table(); "" when none was given
+    bool help = false;                // -h / --help: print the command's help (or the usage), run nothing
     std::vector<std::string> positional;
     std::string kernels = "*";        // --kernels GLOB[,GLOB]
     std::vector<Shape> shapes;        // from --mnk or --m/--n/--k; empty: the command's default suite
@@ -55,18 +59,74 @@ struct Options {
     uint64_t seed = 2024;             // --seed
     std::string csv, json;            // --csv F, --json F
     std::string samples;              // --samples F: bench writes every timed call's time there
-    std::string write;                // --write F: tune writes its table there
+    std::string write;                // --write F: tune writes its table there, profile ncu's report
     std::string classes = "*";        // --classes GLOB[,GLOB]: the shape classes tune measures
     std::vector<int64_t> mib;         // --mib LIST: bandwidth buffer sizes in MiB (size-list grammar)
     std::vector<Shape> lmn;           // --lmn S[,S]: rowmean-matvec sizes, each LxMxN (m = L, n = M, k = N)
     std::string versions;             // --versions GLOB[,GLOB]: rowmean-matvec versions (cpu, v1..v5)
+    std::string type = "f16";         // --type: plan's element types (f32 tf32 f16 bf16 f16.f32c bf16.f32c f64)
+    std::string device = "h100";      // --device h100|h200|current: the facts plan plans for
+    bool corpus = false;              // --corpus: plan prints the golden corpus
     bool quiet = false;               // --quiet: no progress on stderr
     std::string type = "f16";         // --type: plan's element types (f32 tf32 f16 bf16 f16.f32c bf16.f32c f64)
     std::string device = "h100";      // --device h100|h200|current: the facts plan plans for
     bool corpus = false;              // --corpus: plan prints the golden corpus
 };
 
-// Parses argv[1..]. On error returns false with *err naming the option.
+// The grammar is two tables. A command is a row of command_table(); an option is a row of
+// option_table() that names the commands accepting it and applies its value to Options. Adding a
+// command: its row here, the commands word in the rows of the options it takes, and its handler in
+// main.cpp. Adding an option: one row (and its Options field). Help text is generated from both.
+
+struct CommandSpec {
+    const char* name;     // "explain"
+    const char* args;     // its positional arguments in the usage line: "", "[KERNEL]", "TARGET"
+    int max_positional;   // how many it takes at most
+    const char* summary;  // for `gemmkit help`; '\n' starts a continuation line
+};
+
+struct Pending;  // the options read so far (cli_args.cpp)
+
+struct OptionSpec {
+    const char* name;      // "--mnk"
+    const char* value;     // its value in help, "S[,S...]"; nullptr: a flag, which takes none
+    const char* commands;  // the commands that accept it, separated by spaces
+    const char* help;      // for `gemmkit help`; '\n' starts a continuation line
+    bool (*apply)(const std::string& value, Pending* p, std::string* err);  // false: *err says why
+};
+
+const std::vector<CommandSpec>& command_table();
+const std::vector<OptionSpec>& option_table();
+const CommandSpec* find_command(const std::string& name);  // nullptr: no such command
+const OptionSpec* find_option(const std::string& name);    // "--mnk"; nullptr: no such option
+bool accepts(const OptionSpec& option, const std::string& command);
+
+// Parses argv[1..]: the first word that is not an option or an option's value is the command,
+// later ones its positional arguments. Options may come before or after the command, as
+// `--name value` or `--name=value`; `--` ends the options. -h and --help ask for help.
+// On error returns false with *err naming the bad argument; out->command is then the command
+// if one was recognized (for error_line), the rest of *out unchanged.
 bool parse_options(int argc, const char* const* argv, Options* out, std::string* err);
+
+// The one line a parse error prints: the message and where help is, e.g.
+// "gemmkit bench: unknown option --bogus (gemmkit bench --help lists its options)".
+std::string error_line(const std::string& command, const std::string& err);
+
+// `gemmkit help`: every command and option. command_help: one command's usage and options.
+std::string usage();
+std::string command_help(const CommandSpec& command);
+
+// What parsing cannot check but needs no device, for the command's options: each --kernels glob
+// (explain's KERNEL) matches one of `kernel_names` (bench also takes "auto"), and each output file
+// (--csv, --json, --samples, --write) can be written. A file that did not exist is created to
+// find out, and removed again. Run before the device is touched, so a typo costs nothing.
+bool check_arguments(const Options& o, const std::vector<std::string>& kernel_names, std::string* err);
+
+// Why no CUDA GPU can be used, in words a user can act on: `error` is what the CUDA runtime said
+// (cudaGetDeviceCount; cudaErrorNoDevice when it counted none), error_text its string,
+// driver_version what cudaDriverGetVersion gave (0: no driver found), runtime_version the
+// runtime's (cudaRuntimeGetVersion). cudart reports a missing driver as "CUDA driver version is
+// insufficient for CUDA runtime version": that text is kept only where the driver is too old.
+std::string no_device_reason(cudaError_t error, const char* error_text, int driver_version, int runtime_version);
 
 }  // namespace gemmkit::cli

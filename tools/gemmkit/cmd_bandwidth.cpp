@@ -22,6 +22,7 @@
 #include "gemmkit_version.hpp"
 #include "nvtx_range.hpp"
 #include "verify/matrix_init.hpp"
+#include "writers.hpp"
 
 namespace gemmkit::cli {
 namespace {
@@ -143,16 +144,17 @@ void print_footnote(const analysis::DeviceInfo& d) {
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d, double peak_gbps) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
+    std::ofstream f = open_output(path);
     f << "op,mib,elements,bytes_per_call,buffer_sets,fits_l2,status,min_ms,median_ms,max_ms,samples,gbps,best_gbps,"
          "pct_peak,peak_gbps,device,commit\n";
     for (const Row& r : rows)
-        f << bandwidth::op_name(r.op) << ',' << r.mib << ',' << r.elements << ','
-          << bandwidth::bytes_moved(r.op, r.elements) << ',' << r.sets << ',' << (r.fits_l2 ? 1 : 0) << ",\""
-          << r.status << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ',' << r.t.samples << ','
-          << r.gbps << ',' << r.best_gbps << ',' << r.pct_peak << ',' << peak_gbps << ",\"" << d.name << "\","
-          << GEMMKIT_GIT_COMMIT << '\n';
+        f << csv_field(bandwidth::op_name(r.op)) << ',' << r.mib << ',' << r.elements << ','
+          << bandwidth::bytes_moved(r.op, r.elements) << ',' << r.sets << ',' << (r.fits_l2 ? 1 : 0) << ','
+          << csv_field(r.status) << ',' << csv_number(r.t.min_ms) << ',' << csv_number(r.t.median_ms) << ','
+          << csv_number(r.t.max_ms) << ',' << r.t.samples << ',' << csv_number(r.gbps) << ','
+          << csv_number(r.best_gbps) << ',' << csv_number(r.pct_peak) << ',' << csv_number(peak_gbps) << ','
+          << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
+    close_output(f, path);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "dispatch.hpp"
 #include "gemmkit_version.hpp"
 #include "verify/verify.hpp"
+#include "writers.hpp"
 
 namespace gemmkit::cli {
 namespace {
@@ -100,70 +101,60 @@ void print_row(const Row& r) {
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
+    std::ofstream f = open_output(path);
     f << "kernel,types,ops,m,n,k,status,min_ms,median_ms,max_ms,samples,tflops,cublas_median_ms,pct_cublas,pct_peak,"
          "device,commit\n";
     for (const Row& r : rows)
-        f << r.kernel << ',' << r.types << ',' << r.ops << ',' << r.shape.m << ',' << r.shape.n << ',' << r.shape.k
-          << ",\"" << r.status << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ','
-          << r.t.samples << ',' << r.tflops << ',' << r.cublas_median_ms << ',' << r.pct_cublas << ',' << r.pct_peak
-          << ",\"" << d.name << "\"," << GEMMKIT_GIT_COMMIT << '\n';
+        f << csv_field(r.kernel) << ',' << csv_field(r.types) << ',' << csv_field(r.ops) << ',' << r.shape.m << ','
+          << r.shape.n << ',' << r.shape.k << ',' << csv_field(r.status) << ',' << csv_number(r.t.min_ms) << ','
+          << csv_number(r.t.median_ms) << ',' << csv_number(r.t.max_ms) << ',' << r.t.samples << ','
+          << csv_number(r.tflops) << ',' << csv_number(r.cublas_median_ms) << ',' << csv_number(r.pct_cublas) << ','
+          << csv_number(r.pct_peak) << ',' << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
+    close_output(f, path);
 }
 
 // --samples: every timed call, one line each. `call` is the call's place in its timing's
 // interleaved sequence (A B B A ...), so a kernel's call sits beside the cuBLAS calls just before
 // and after it: drift over a run, or two modes of one kernel, show up here where medians hide them.
 void write_samples(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
+    std::ofstream f = open_output(path);
     f << "kernel,contender,types,ops,m,n,k,call,ms,device,commit\n";
     auto write = [&](const Row& r, const std::string& contender, const std::vector<Sample>& calls) {
         for (const Sample& s : calls)
-            f << r.kernel << ',' << contender << ',' << r.types << ',' << r.ops << ',' << r.shape.m << ','
-              << r.shape.n << ',' << r.shape.k << ',' << s.call << ',' << s.ms << ",\"" << d.name << "\","
-              << GEMMKIT_GIT_COMMIT << '\n';
+            f << csv_field(r.kernel) << ',' << csv_field(contender) << ',' << csv_field(r.types) << ','
+              << csv_field(r.ops) << ',' << r.shape.m << ',' << r.shape.n << ',' << r.shape.k << ',' << s.call << ','
+              << csv_number(s.ms) << ',' << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
     };
     for (const Row& r : rows) {
         write(r, r.kernel, r.t.calls);
         write(r, "cublas", r.cublas_calls);
     }
-}
-
-std::string json_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out;
+    close_output(f, path);
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
-    f << "{\"device\": \"" << json_escape(d.name) << "\", \"sm\": " << d.sm << ", \"sms\": " << d.sm_count
-      << ", \"clock_mhz\": " << d.clock_khz / 1000 << ", \"commit\": \"" << GEMMKIT_GIT_COMMIT
-      << "\", \"results\": [\n";
+    std::ofstream f = open_output(path);
+    f << "{\"device\": " << json_string(d.name) << ", \"sm\": " << d.sm << ", \"sms\": " << d.sm_count
+      << ", \"clock_mhz\": " << d.clock_khz / 1000 << ", \"commit\": " << json_string(GEMMKIT_GIT_COMMIT)
+      << ", \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
-        f << "  {\"kernel\": \"" << r.kernel << "\", \"types\": \"" << r.types << "\", \"ops\": \"" << r.ops
-          << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": " << r.shape.k
-          << ", \"status\": \"" << json_escape(r.status) << "\", \"min_ms\": " << r.t.min_ms
-          << ", \"median_ms\": " << r.t.median_ms << ", \"max_ms\": " << r.t.max_ms
-          << ", \"samples\": " << r.t.samples << ", \"tflops\": " << r.tflops
-          << ", \"cublas_median_ms\": " << r.cublas_median_ms << ", \"pct_cublas\": " << r.pct_cublas
-          << ", \"pct_peak\": " << r.pct_peak << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
+        f << "  {\"kernel\": " << json_string(r.kernel) << ", \"types\": " << json_string(r.types)
+          << ", \"ops\": " << json_string(r.ops) << ", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n
+          << ", \"k\": " << r.shape.k << ", \"status\": " << json_string(r.status)
+          << ", \"min_ms\": " << json_number(r.t.min_ms) << ", \"median_ms\": " << json_number(r.t.median_ms)
+          << ", \"max_ms\": " << json_number(r.t.max_ms) << ", \"samples\": " << r.t.samples
+          << ", \"tflops\": " << json_number(r.tflops) << ", \"cublas_median_ms\": " << json_number(r.cublas_median_ms)
+          << ", \"pct_cublas\": " << json_number(r.pct_cublas) << ", \"pct_peak\": " << json_number(r.pct_peak)
+          << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
     }
     f << "]}\n";
+    close_output(f, path);
 }
 
 }  // namespace
 
 int cmd_bench(const Options& o) {
-    analysis::DeviceInfo dev;
-    if (!require_device("bench", &dev)) return 1;
-    const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
     const auto kernels = selected_kernels(o);
     // `auto` (what gemmkit_sgemm / gemmkit_gemm_ex pick) is benchmarked as one more contender
     // per type group when the --kernels globs match the word "auto" (the default "*" does).
@@ -179,6 +170,9 @@ int cmd_bench(const Options& o) {
     // Each kernel runs with its registry row's types; one Checker (inputs, reference) and one
     // cuBLAS baseline per type group, shape and op.
     const std::vector<verify::KernelGroup> groups = bench_groups(kernels, o.c_f32, with_auto);
+    analysis::DeviceInfo dev;
+    if (!require_device("bench", &dev)) return 1;
+    const analysis::Peaks peaks = analysis::theoretical_peaks(dev);
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));

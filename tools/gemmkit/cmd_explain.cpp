@@ -9,11 +9,20 @@
 namespace gemmkit::cli {
 
 // The analysis the seed articles do by hand, per kernel. Resources and occupancy need a
-// device (the runtime reads them from the loaded module); the tile arithmetic does not.
+// device (the runtime reads them from the loaded module); the tile arithmetic does not. With
+// --mnk, first the plan `auto` makes for those shapes (gemmkit plan), then its kernels.
 int cmd_explain(const Options& o) {
     Options sel = o;
     if (!o.positional.empty()) sel.kernels = o.positional[0];
-    const auto kernels = selected_kernels(sel);
+    std::vector<const KernelInfo*> kernels;
+    if (!o.shapes.empty() && o.positional.empty()) {
+        DeviceFacts facts;
+        if (!plan_facts(o.device, "explain", &facts)) return 2;
+        kernels = print_plans(o, facts);
+        std::printf("\n");
+    } else {
+        kernels = selected_kernels(sel);
+    }
     if (kernels.empty()) {
         std::fprintf(stderr, "gemmkit explain: no kernel matches '%s' (gemmkit list shows the names)\n",
                      sel.kernels.c_str());
@@ -21,7 +30,7 @@ int cmd_explain(const Options& o) {
     }
     analysis::DeviceInfo dev;
     std::string dev_err;
-    const bool have_device = analysis::query_device_info(&dev, &dev_err);
+    const bool have_device = find_device(&dev, &dev_err);
     analysis::SmLimits lim;
     if (have_device) analysis::sm_limits_for(dev.sm, &lim);
     int status = 0;
@@ -39,7 +48,8 @@ int cmd_explain(const Options& o) {
         analysis::KernelResources r;
         std::string err;
         if (!have_device) {
-            std::printf("  registers, shared memory, spills, occupancy: need a CUDA device (%s)\n", dev_err.c_str());
+            std::printf("  registers, shared memory, spills, occupancy: need a CUDA GPU; none is usable here: %s\n",
+                        dev_err.c_str());
         } else if (!analysis::kernel_resources(*k, &r, &err)) {
             std::printf("  resources: %s\n", err.c_str());
             status = 1;

@@ -1,5 +1,7 @@
 #include <cstdio>
 
+#include <cuda_runtime_api.h>
+
 #include "analysis/device_info.hpp"
 #include "commands.hpp"
 #include "registry.hpp"
@@ -7,14 +9,31 @@
 
 namespace gemmkit::cli {
 
+bool find_device(analysis::DeviceInfo* info, std::string* why) {
+    std::string query_err;
+    if (analysis::query_device_info(info, &query_err)) return true;
+    // query_device_info passes on cudart's words, which for a machine without a driver are "CUDA
+    // driver version is insufficient for CUDA runtime version": ask what is missing.
+    int count = 0, driver = 0, runtime = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count == 0) e = cudaErrorNoDevice;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    cudaGetLastError();
+    *why = e == cudaSuccess ? query_err  // a device is there; the query failed for its own reason
+                            : no_device_reason(e, cudaGetErrorString(e), driver, runtime);
+    return false;
+}
+
 bool require_device(const char* command, analysis::DeviceInfo* info) {
     analysis::DeviceInfo d;
-    std::string err;
-    if (analysis::query_device_info(&d, &err)) {
+    std::string why;
+    if (find_device(&d, &why)) {
         if (info != nullptr) *info = d;
         return true;
     }
-    std::fprintf(stderr, "%s; gemmkit %s needs an NVIDIA GPU, sm_80 or newer.\n", err.c_str(), command);
+    std::fprintf(stderr, "gemmkit %s needs an NVIDIA GPU (sm_80 or newer); none is usable here: %s.\n", command,
+                 why.c_str());
     return false;
 }
 

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "ncu_report.hpp"
+#include "rowmean_matvec/versions.hpp"
 
 namespace gemmkit::cli {
 namespace {
@@ -52,7 +53,26 @@ std::string shape_text(const Shape& s) {
     return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
 }
 
-// What to run under ncu and how ncu recognizes the kernel; false with *err if TARGET is unknown.
+// TARGET names exactly one kernel, or a case-study version rowmean.v1 .. rowmean.v5; else *err
+// says why. Needs no device.
+bool check_target(const Options& o, const std::string& target, std::string* err) {
+    if (target.rfind("rowmean.", 0) == 0) {
+        for (const rowmean::Version& v : rowmean::versions())
+            if (target.substr(8) == v.name) return true;
+        *err = "'" + target + "' is not a version of the case study: rowmean.v1 .. rowmean.v5";
+        return false;
+    }
+    Options sel = o;
+    sel.kernels = target;
+    const size_t matches = selected_kernels(sel).size();
+    if (matches == 1) return true;
+    *err = "'" + target + "' matches " + std::to_string(matches) +
+           " kernels; name exactly one (gemmkit list), or rowmean.v1 .. rowmean.v5";
+    return false;
+}
+
+// What to run under ncu and how ncu recognizes the kernel, for a TARGET check_target accepted;
+// false with *err if the kernel's function name cannot be read.
 bool plan_target(const Options& o, const std::string& target, std::string* child, std::string* filter,
                  std::string* err) {
     const std::string self = quote(self_path());
@@ -66,12 +86,7 @@ bool plan_target(const Options& o, const std::string& target, std::string* child
     }
     Options sel = o;
     sel.kernels = target;
-    const auto kernels = selected_kernels(sel);
-    if (kernels.size() != 1) {
-        *err = "'" + target + "' matches " + std::to_string(kernels.size()) +
-               " kernels; name exactly one (gemmkit list), or rowmean.v1 .. rowmean.v5";
-        return false;
-    }
+    const auto kernels = selected_kernels(sel);  // one: check_target
     const char* mangled = nullptr;
     if (cudaFuncGetName(&mangled, kernels[0]->entry()) != cudaSuccess || mangled == nullptr) {
         *err = std::string("cannot read the function name of ") + kernels[0]->name;
@@ -97,21 +112,22 @@ std::string with_unit(const NcuReport& r, const std::string& name) {
 }  // namespace
 
 int cmd_profile(const Options& o) {
+    std::string child, filter, err;
+    if (o.positional.empty()) err = "name a kernel (gemmkit list) or rowmean.v1 .. rowmean.v5";
+    if (!err.empty() || !check_target(o, o.positional[0], &err)) {
+        std::fprintf(stderr, "gemmkit profile: %s (see gemmkit profile --help)\n", err.c_str());
+        return 2;
+    }
     const std::string ncu = find_on_path("ncu");
     if (ncu.empty()) {
         std::fprintf(stderr,
                      "ncu (Nsight Compute) is not on PATH: gemmkit profile needs it to read the hardware counters.\n");
         return 1;
     }
-    if (o.positional.empty()) {
-        std::fprintf(stderr, "gemmkit profile: name a kernel (gemmkit list) or rowmean.v1 .. rowmean.v5\n");
-        return 2;
-    }
     if (!require_device("profile")) return 1;
-    std::string child, filter, err;
     if (!plan_target(o, o.positional[0], &child, &filter, &err)) {
         std::fprintf(stderr, "gemmkit profile: %s\n", err.c_str());
-        return 2;
+        return 1;
     }
     // --clock-control none: measure at the clocks the GPU runs anyway, as the bench does.
     const std::string command = quote(ncu) + " --clock-control none --target-processes all --launch-count 1 " + filter +

@@ -24,6 +24,7 @@
 #include "rowmean_matvec/versions.hpp"
 #include "verify/compare.hpp"
 #include "verify/matrix_init.hpp"
+#include "writers.hpp"
 
 namespace gemmkit::cli {
 namespace {
@@ -215,15 +216,16 @@ void print_row(const Row& r) {
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const analysis::DeviceInfo& d) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
+    std::ofstream f = open_output(path);
     f << "version,L,M,N,status,verification,min_ms,median_ms,max_ms,samples,speedup_cpu,speedup_prev,gbps,pct_dram,"
          "device,commit\n";
     for (const Row& r : rows)
-        f << r.name << ',' << r.sizes.L << ',' << r.sizes.M << ',' << r.sizes.N << ",\"" << r.status << "\",\""
-          << r.checks << "\"," << r.t.min_ms << ',' << r.t.median_ms << ',' << r.t.max_ms << ',' << r.t.samples << ','
-          << r.speedup_cpu << ',' << r.speedup_prev << ',' << r.gbps << ',' << r.pct_dram << ",\"" << d.name << "\","
-          << GEMMKIT_GIT_COMMIT << '\n';
+        f << csv_field(r.name) << ',' << r.sizes.L << ',' << r.sizes.M << ',' << r.sizes.N << ','
+          << csv_field(r.status) << ',' << csv_field(r.checks) << ',' << csv_number(r.t.min_ms) << ','
+          << csv_number(r.t.median_ms) << ',' << csv_number(r.t.max_ms) << ',' << r.t.samples << ','
+          << csv_number(r.speedup_cpu) << ',' << csv_number(r.speedup_prev) << ',' << csv_number(r.gbps) << ','
+          << csv_number(r.pct_dram) << ',' << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
+    close_output(f, path);
 }
 
 // The rows of one size: cpu (when selected), then the selected GPU versions in table order,

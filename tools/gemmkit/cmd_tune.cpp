@@ -135,12 +135,6 @@ void write_table(const std::string& path, const std::vector<std::string>& rows, 
 }  // namespace
 
 int cmd_tune(const Options& o) {
-    if (!o.shapes.empty() || !o.ops.empty() || !o.csv.empty() || !o.json.empty()) {
-        std::fprintf(stderr,
-                     "gemmkit tune: measures its own problems per shape class (every op combination is one); --mnk, "
-                     "--m/--n/--k, --ops, --csv and --json do not apply (use --write FILE)\n");
-        return 2;
-    }
     size_t selected_shapes = 0;  // representatives of the classes --classes selects
     for (const tuning::ClassShape& s : tuning::class_shapes())
         selected_shapes += matches_any(o.classes, s.shape_class.c_str());

@@ -51,12 +51,12 @@ void check_group(const verify::KernelGroup& g, const verify::Case& c, const Opti
 }  // namespace
 
 int cmd_verify(const Options& o) {
-    if (!require_device("verify")) return 1;
     const auto kernels = selected_kernels(o);
     if (kernels.empty()) {
         std::fprintf(stderr, "gemmkit verify: no kernel matches '%s'\n", o.kernels.c_str());
         return 1;
     }
+    if (!require_device("verify")) return 1;
     std::vector<Shape> shapes = o.shapes;
     std::string err;
     if (shapes.empty()) parse_shapes(kDefaultShapes, &shapes, &err);

@@ -21,8 +21,17 @@ int cmd_rowmean_matvec(const Options& o);
 int cmd_profile(const Options& o);
 int cmd_plan(const Options& o);
 
-// The sentence every GPU command ends with when there is no device: "no CUDA device: <why>; gemmkit
-// <command> needs an NVIDIA GPU, sm_80 or newer". Returns false (and prints it) when none.
+// The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
+// a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their
+// reasons; returns the kernels they chose (gemmkit plan, gemmkit explain --mnk).
+bool plan_facts(const std::string& device, const char* command, DeviceFacts* d);
+std::vector<const KernelInfo*> print_plans(const Options& o, const DeviceFacts& d);
+
+// The device, or false with *why saying in plain words why there is none (no_device_reason).
+bool find_device(analysis::DeviceInfo* info, std::string* why);
+
+// The sentence every GPU command ends with when there is no device: "gemmkit <command> needs an
+// NVIDIA GPU (sm_80 or newer); none is usable here: <why>." Returns false (and prints it) when none.
 bool require_device(const char* command, analysis::DeviceInfo* info = nullptr);
 
 // Registry entries whose names match the --kernels globs, in registry order.
