@@ -12,8 +12,9 @@
 #include "gemmkit/gemmkit.hpp"
 
 int main() {
-    std::printf("gemmkit header %d.%d.%d, library %d\n", GEMMKIT_VERSION_MAJOR, GEMMKIT_VERSION_MINOR,
-                GEMMKIT_VERSION_PATCH, gemmkit_version());
+    const int v = gemmkit_version();
+    std::printf("gemmkit header %d.%d.%d, library %d.%d.%d\n", GEMMKIT_VERSION_MAJOR, GEMMKIT_VERSION_MINOR,
+                GEMMKIT_VERSION_PATCH, v / 10000, v / 100 % 100, v % 100);
     if (gemmkit_version() != GEMMKIT_VERSION) {
         std::printf("the library (%d) is not the version of the header (%d)\n", gemmkit_version(), GEMMKIT_VERSION);
         return 1;

@@ -38,13 +38,22 @@ def _check_linear(x, weight, bias):
                              None if bias is None else tuple(bias.shape), None if bias is None else _dtype_name(bias))
 
 
+_api._torch_dtypes()  # the fast path's table, filled once here
+
+
+# The CUDA kernels: the common case straight to the short path, anything else (and every error
+# message) through the general one.
 def _mm_cuda(a, b):
+    out = _api._torch_fast(a, b, False) if a.dim() == 2 else None
+    if out is not None:
+        return out
     _check_mm(a, b)
     return _api._matmul(a, b)
 
 
 def _linear_cuda(x, weight, bias=None):
-    return _api._linear(x, weight, bias)
+    out = _api._torch_fast(x, weight, True, bias)
+    return out if out is not None else _api._linear(x, weight, bias)
 
 
 _lib.impl("mm", _mm_cuda, "CUDA")

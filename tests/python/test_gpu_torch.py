@@ -263,8 +263,10 @@ def test_cuda_graph_replay():
         static_x.copy_(new_x)
         graph.replay()
         torch.cuda.synchronize()
-        assert torch.equal(static_y, model(new_x))
-        assert torch.equal(static_z, gemmkit.matmul(new_x, new_x.t()))
+        # Against eager on the new input (a stale replay would be off by ~100%); not bit-equal,
+        # since auto may pick a kernel whose reduction order varies between runs.
+        assert rel_err(static_y, model(new_x)) < 1e-2
+        assert rel_err(static_z, gemmkit.matmul(new_x, new_x.t())) < 1e-2
 
 
 def test_several_streams():
@@ -279,7 +281,7 @@ def test_several_streams():
     torch.cuda.synchronize()
     for (a, b), o, e in zip(inputs, outs, explicit):
         assert rel_err(o, ref_mm(a, b)) < 1e-5
-        assert torch.equal(o, e)
+        assert rel_err(e, ref_mm(a, b)) < 1e-5
 
 
 def test_runs_on_the_current_stream():
