@@ -64,10 +64,10 @@ struct Options {
     std::vector<int64_t> mib;         // --mib LIST: bandwidth buffer sizes in MiB (size-list grammar)
     std::vector<Shape> lmn;           // --lmn S[,S]: rowmean-matvec sizes, each LxMxN (m = L, n = M, k = N)
     std::string versions;             // --versions GLOB[,GLOB]: rowmean-matvec versions (cpu, v1..v5)
+    bool quiet = false;               // --quiet: no progress on stderr
     std::string type = "f16";         // --type: plan's element types (f32 tf32 f16 bf16 f16.f32c bf16.f32c f64)
     std::string device = "h100";      // --device h100|h200|current: the facts plan plans for
     bool corpus = false;              // --corpus: plan prints the golden corpus
-    bool quiet = false;               // --quiet: no progress on stderr
 };
 
 // The grammar is two tables. A command is a row of command_table(); an option is a row of
