@@ -8,6 +8,7 @@
 #include "common/status.hpp"
 #include "device_state.hpp"
 #include "dispatch.hpp"
+#include "plan/plan.hpp"
 #include "registry.hpp"
 #include "validate.hpp"
 
@@ -32,6 +33,19 @@ gemmkit_status check_device_pointer(const void* ptr, const char* name) {
     return GEMMKIT_SUCCESS;
 }
 
+// Whether any registered kernel can run p's types and sizes on some device: a property of the
+// registry, not of the device, so that a type combination nothing serves is
+// GEMMKIT_NOT_SUPPORTED on a machine without a GPU too. Asked only when there is no device
+// (with one, plan_gemm answers it), to keep the registry walk off the common path.
+bool any_kernel_supports(const Problem& p, std::string* why) {
+    std::string reason;
+    for (const KernelInfo& info : registry())
+        if (info.supports(p, &reason)) return true;
+    *why = std::string("no kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
+           dtype_name(p.c_type) + " with this compute type";
+    return false;
+}
+
 }  // namespace
 
 gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStream_t stream, const char* kernel) {
@@ -52,14 +66,21 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         return GEMMKIT_SUCCESS;
     }
 
-    DeviceState dev;
-    if (gemmkit_status s = current_device(&dev); s != GEMMKIT_SUCCESS) return s;
-    const KernelInfo* info = named != nullptr ? named : choose_kernel(p, dev.sm, &why);
-    if (info == nullptr) return fail(GEMMKIT_NOT_SUPPORTED, why);
-    if (info->min_sm > dev.sm)
-        return fail(GEMMKIT_NOT_SUPPORTED, std::string(info->name) + " needs sm_" + std::to_string(info->min_sm) +
-                                               "; device " + std::to_string(dev.ordinal) + " is sm_" +
-                                               std::to_string(dev.sm));
+    DeviceFacts facts;
+    if (gemmkit_status s = current_device_facts(&facts); s != GEMMKIT_SUCCESS) {
+        // Without a device, types that no kernel serves are still NOT_SUPPORTED, as with one.
+        if (named == nullptr && !any_kernel_supports(p, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
+        return s;
+    }
+    // Launch errors are read with cudaGetLastError() after the launch, which would also return
+    // (and clear) an error the caller left pending. Refuse to run instead, leaving it pending.
+    if (cudaError_t pending = cudaPeekAtLastError(); pending != cudaSuccess)
+        return fail(GEMMKIT_CUDA_ERROR, std::string("an earlier CUDA error is pending (left for the caller to "
+                                                    "clear with cudaGetLastError): ") +
+                                            cudaGetErrorString(pending));
+    Plan plan;
+    if (!plan_gemm(p, facts, kernel, &plan, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
+    const KernelInfo* info = plan.kernel;
 
     if (gemmkit_status s = check_device_pointer(p.C, "C"); s != GEMMKIT_SUCCESS) return s;
     cudaError_t err;
@@ -68,7 +89,14 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
     } else {
         if (gemmkit_status s = check_device_pointer(p.A, "A"); s != GEMMKIT_SUCCESS) return s;
         if (gemmkit_status s = check_device_pointer(p.B, "B"); s != GEMMKIT_SUCCESS) return s;
-        err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) { return info->launch(sub, stream); });
+        // A problem past the chunk limits runs as several; each chunk gets its own plan.
+        err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) {
+            if (sub.m == p.m && sub.n == p.n && sub.k == p.k) return info->launch(sub, plan, stream);
+            Plan part;
+            std::string ignored;
+            if (!plan_gemm(sub, facts, info->name, &part, &ignored)) return cudaErrorInvalidValue;
+            return info->launch(sub, part, stream);
+        });
     }
     if (err != cudaSuccess) return fail_cuda(err, info->name);
     clear_error();

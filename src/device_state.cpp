@@ -8,6 +8,10 @@
 
 #include "common/status.hpp"
 
+namespace gemmkit::hopper {
+bool hopper_code_loaded();  // kernels/hopper/registry.cu
+}  // namespace gemmkit::hopper
+
 namespace gemmkit {
 
 gemmkit_status current_device(DeviceState* out) {
@@ -30,9 +34,30 @@ gemmkit_status current_device(DeviceState* out) {
         GEMMKIT_RETURN_IF_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal));
         GEMMKIT_RETURN_IF_CUDA(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, ordinal));
         s.sm = 10 * major + minor;
+        DeviceFacts& f = s.facts;
+        int l2 = 0, clusters = 0;
+        GEMMKIT_RETURN_IF_CUDA(cudaDeviceGetAttribute(&f.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal));
+        GEMMKIT_RETURN_IF_CUDA(cudaDeviceGetAttribute(&f.smem_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+        GEMMKIT_RETURN_IF_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
+        GEMMKIT_RETURN_IF_CUDA(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, ordinal));
+        cudaDeviceProp prop{};
+        GEMMKIT_RETURN_IF_CUDA(cudaGetDeviceProperties(&prop, ordinal));
+        f.name = prop.name;
+        f.sm = s.sm;
+        f.sm_count = s.sm_count;
+        f.l2_bytes = l2;
+        f.clusters = clusters != 0;
+        f.hopper_code = s.sm >= 90 && hopper::hopper_code_loaded();
         it = cache.emplace(ordinal, s).first;
     }
     *out = it->second;
+    return GEMMKIT_SUCCESS;
+}
+
+gemmkit_status current_device_facts(DeviceFacts* out) {
+    DeviceState dev;
+    if (gemmkit_status s = current_device(&dev); s != GEMMKIT_SUCCESS) return s;
+    *out = dev.facts;
     return GEMMKIT_SUCCESS;
 }
 

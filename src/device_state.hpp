@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gemmkit/gemmkit.h"
+#include "plan/device_facts.hpp"
 
 namespace gemmkit {
 
@@ -13,17 +14,15 @@ struct DeviceState {
     int ordinal = -1;
     int sm = 0;          // compute capability as 10 * major + minor (90 for H100)
     int sm_count = 0;
+    DeviceFacts facts;   // what a plan needs of it
 };
 
 // The calling thread's current device. GEMMKIT_CUDA_ERROR when there is none.
 gemmkit_status current_device(DeviceState* out);
 
-// The current device's SM count, or `fallback` where it cannot be read (launchers that size
-// their grids by it).
-inline int64_t sm_count_or(int64_t fallback) {
-    DeviceState dev;
-    return current_device(&dev) == GEMMKIT_SUCCESS && dev.sm_count > 0 ? dev.sm_count : fallback;
-}
+// The calling thread's current device's facts (plan/device_facts.hpp), read once a device: the
+// only place the library asks the runtime what the plan needs to know.
+gemmkit_status current_device_facts(DeviceFacts* out);
 
 // Opts `kernel` in to `smem_bytes` of dynamic shared memory where that is above the default 48
 // KiB (cudaFuncAttributeMaxDynamicSharedMemorySize); below it there is nothing to do. Every

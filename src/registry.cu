@@ -8,8 +8,6 @@
 #include "kernels/dgemm/registry_rows.hpp"
 #include "kernels/sgemm/registry_rows.hpp"
 #include "kernels/tensor/registry_rows.hpp"
-#include "tuning/shape_class.hpp"
-#include "tuning/tuning_table.hpp"
 
 namespace gemmkit {
 namespace {
@@ -76,39 +74,6 @@ bool has_types(const Problem& p, gemmkit_dtype abc, gemmkit_compute compute, con
 bool serves_fast(const KernelInfo& info, const Problem& p) {
     if ((info.fast_ops & op_bit(p.transa, p.transb)) == 0) return false;
     return operands_aligned(p, info.fast_alignment);
-}
-
-namespace {
-
-// The tuning table's kernel for p's shape class, if it is registered, supports p and runs on sm.
-const KernelInfo* tuned_choice(const Problem& p, int sm) {
-    if (p.a_type != GEMMKIT_R_32F || p.b_type != GEMMKIT_R_32F || p.c_type != GEMMKIT_R_32F ||
-        p.compute != GEMMKIT_COMPUTE_32F)
-        return nullptr;
-    const KernelInfo* info = find_kernel(tuning::tuned_kernel_for(tuning::shape_class(p)));
-    std::string ignored;
-    if (info == nullptr || info->min_sm > sm || !info->supports(p, &ignored)) return nullptr;
-    return info;
-}
-
-}  // namespace
-
-const KernelInfo* choose_kernel(const Problem& p, int sm, std::string* why) {
-    if (const KernelInfo* tuned = tuned_choice(p, sm)) return tuned;
-    const KernelInfo* best_any = nullptr;
-    const KernelInfo* best_fast = nullptr;
-    std::string reason;
-    for (const KernelInfo& info : registry()) {
-        if (info.min_sm > sm) continue;
-        if (!info.supports(p, &reason)) continue;
-        if (best_any == nullptr || info.level > best_any->level) best_any = &info;
-        if (serves_fast(info, p) && (best_fast == nullptr || info.level > best_fast->level)) best_fast = &info;
-    }
-    if (best_fast != nullptr) return best_fast;
-    if (best_any == nullptr)
-        *why = std::string("no kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
-               dtype_name(p.c_type) + " with this compute type on sm_" + std::to_string(sm);
-    return best_any;
 }
 
 }  // namespace gemmkit

@@ -7,9 +7,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include "plan/plan.hpp"
 #include "problem.hpp"
 
 namespace gemmkit {
+
+// Which of the plan's rules configure a row (plan.cpp, src/plan/*_rules.cu): none (the row runs
+// one configuration), or its family's.
+enum class PlanRules { kNone, kPipeline, kTf32Pipeline, kHopper, kTf32Hopper, kDmmaStreamK, kDmmaSized, kSplitK };
 
 // Bit for one op combination in KernelInfo::fast_ops.
 constexpr unsigned op_bit(gemmkit_op a, gemmkit_op b) { return 1u << (2 * (a == GEMMKIT_OP_T) + (b == GEMMKIT_OP_T)); }
@@ -21,24 +26,32 @@ struct TileShape {
     int threads;     // threads per block
 };
 
+// A row of the table: what a kernel is. Rows are written with designated initializers.
 struct KernelInfo {
-    const char* name;         // "<family>.<step>_<technique>", e.g. "sgemm.05_register_blocking_2d"
-    int level;                // place in its family's ladder
-    gemmkit_dtype dtype;      // type of A, B and C
-    gemmkit_compute compute;  // accumulation mode
-    int min_sm;               // oldest architecture it runs on, as 10 * major + minor
-    const char* description;  // the technique in one line
-    const char* fast_path;    // in words: which ops/alignments run at full speed
-    unsigned fast_ops;        // op_bit()s that run at full speed
-    int fast_alignment;       // bytes the fast path needs of A, B, C pointers and lda*size etc.
-    TileShape tile;
+    const char* name = nullptr;  // "<family>.<step>_<technique>", e.g. "sgemm.05_register_blocking_2d"
+    int level = 0;               // its place in its family's ladder (teaching order)
+    int min_sm = 0;              // oldest architecture it runs on, as 10 * major + minor
+    gemmkit_dtype dtype = GEMMKIT_R_32F;           // type of A, B and C
+    gemmkit_compute compute = GEMMKIT_COMPUTE_32F;  // accumulation mode
+    const char* description = "";     // the technique in one line
+    const char* fast_path = "";       // in words: which ops/alignments run at full speed
+    unsigned fast_ops = kAllOps;      // op_bit()s that run at full speed
+    int fast_alignment = 16;          // bytes the fast path needs of A, B, C pointers and lda*size etc.
+    TileShape tile = {};
+    // Whether `auto` may choose it (plan.cpp: the highest level among these, or the tuning
+    // table's), apart from its teaching level. Every row can still be run by name.
+    bool serves_auto = false;
+    PlanRules rules = PlanRules::kNone;  // what configures it in a plan
     // Whether it can run `p` at all (any speed); otherwise *why (never NULL) names the reason.
-    bool (*supports)(const Problem& p, std::string* why);
-    // Launches on a problem whose m, n, k already fit the chunk limits (chunking.hpp).
-    cudaError_t (*launch)(const Problem& p, cudaStream_t stream);
+    bool (*supports)(const Problem& p, std::string* why) = nullptr;
+    // Runs `plan` on a problem whose m, n, k already fit the chunk limits (chunking.hpp).
+    cudaError_t (*launch)(const Problem& p, const Plan& plan, cudaStream_t stream) = nullptr;
     // Its NN __global__ function, for resource reports (cudaFuncGetAttributes).
-    const void* (*entry)();
+    const void* (*entry)() = nullptr;
     int dynamic_smem_bytes = 0;  // requested at launch, beyond its static __shared__ arrays
+    // Blocks an SM holds at once where a rule counts block slots (split-K): what the compiled
+    // kernel gets on sm_90; a GPU test checks it against the occupancy calculator.
+    int blocks_per_sm = 0;
     // TF32 rows: whether the kernel truncates FP32 A and B to TF32 on p (wgmma reads the top 19
     // bits of each word) rather than rounding them to nearest (cvt.rn); null: it rounds.
     bool (*truncates_tf32)(const Problem& p) = nullptr;
@@ -46,6 +59,12 @@ struct KernelInfo {
     // rather than served by an older step's kernel.
     bool copies_unaligned = false;
 };
+
+// KernelInfo::launch for a kernel with a single configuration: Launch(p, stream).
+template <cudaError_t (*Launch)(const Problem&, cudaStream_t)>
+cudaError_t runs_alone(const Problem& p, const Plan& /*plan*/, cudaStream_t stream) {
+    return Launch(p, stream);
+}
 
 // For a family whose A, B and C all have type `abc` and whose accumulation is `compute`
 // (named `compute_name`): whether p has those types; otherwise *why says what a `kind` kernel
@@ -70,15 +89,8 @@ const KernelInfo* find_kernel(const char* name);
 // True when the kernel runs `p` at full speed (op combination and alignment).
 bool serves_fast(const KernelInfo& info, const Problem& p);
 
-// `auto`, in two stages:
-//  1. Tuned: for FP32 A/B/C with GEMMKIT_COMPUTE_32F, the kernel the tuning table records for
-//     tuning::shape_class(p) (src/tuning/sgemm_table.csv, written by `gemmkit tune --write`),
-//     provided it is registered, supports p and its min_sm <= sm. It wins even when it does not
-//     serve p at full speed (the unaligned classes): it was measured fastest on such problems.
-//  2. Otherwise (other types, no row for the class, or that kernel unusable here): the
-//     highest-level kernel of the problem's types, runnable on `sm`, preferring one that serves
-//     the problem at full speed.
-// nullptr if no kernel supports p on `sm`; then *why says what is missing.
+// `auto`'s registry row for p on a GPU of compute capability `sm` (plan_gemm's first decision,
+// plan.hpp, which depends on no other device fact); nullptr with *why where none serves p there.
 const KernelInfo* choose_kernel(const Problem& p, int sm, std::string* why);
 
 }  // namespace gemmkit

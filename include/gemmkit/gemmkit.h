@@ -21,6 +21,25 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+/* The version of this header. The build reads it from here (CMakeLists.txt, pyproject.toml),
+ * so it is the one place to change. Before 1.0, a new minor version may change the ABI: the
+ * shared library's soname carries major.minor (libgemmkit.so.0.1). */
+#define GEMMKIT_VERSION_MAJOR 0
+#define GEMMKIT_VERSION_MINOR 1
+#define GEMMKIT_VERSION_PATCH 0
+/* One integer, comparable: 10000 * major + 100 * minor + patch. */
+#define GEMMKIT_VERSION (GEMMKIT_VERSION_MAJOR * 10000 + GEMMKIT_VERSION_MINOR * 100 + GEMMKIT_VERSION_PATCH)
+
+/* Marks the functions libgemmkit exports. The library is built with hidden visibility, so
+ * these are its only dynamic symbols (nm -D --defined-only libgemmkit.so). */
+#if defined(_WIN32)
+#define GEMMKIT_API
+#elif defined(__GNUC__)
+#define GEMMKIT_API __attribute__((visibility("default")))
+#else
+#define GEMMKIT_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,38 +69,42 @@ typedef enum {
 } gemmkit_compute;
 
 /* FP32 GEMM; the kernel is chosen automatically (the fastest that serves the problem). */
-gemmkit_status gemmkit_sgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
-                             int64_t m, int64_t n, int64_t k,
-                             const float* alpha, const float* A, int64_t lda,
-                             const float* B, int64_t ldb,
-                             const float* beta, float* C, int64_t ldc);
+GEMMKIT_API gemmkit_status gemmkit_sgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                         int64_t m, int64_t n, int64_t k,
+                                         const float* alpha, const float* A, int64_t lda,
+                                         const float* B, int64_t ldb,
+                                         const float* beta, float* C, int64_t ldc);
 
 /* FP64 GEMM (FP64 accumulation); the kernel is chosen automatically. */
-gemmkit_status gemmkit_dgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
-                             int64_t m, int64_t n, int64_t k,
-                             const double* alpha, const double* A, int64_t lda,
-                             const double* B, int64_t ldb,
-                             const double* beta, double* C, int64_t ldc);
+GEMMKIT_API gemmkit_status gemmkit_dgemm(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                         int64_t m, int64_t n, int64_t k,
+                                         const double* alpha, const double* A, int64_t lda,
+                                         const double* B, int64_t ldb,
+                                         const double* beta, double* C, int64_t ldc);
 
 /* Typed GEMM. alpha/beta point to values of the compute type (float for
  * GEMMKIT_COMPUTE_32F*, double for GEMMKIT_COMPUTE_64F). kernel is NULL or
  * "auto" for automatic choice, or an exact name from gemmkit_kernel_name(). */
-gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
-                               int64_t m, int64_t n, int64_t k, const void* alpha,
-                               const void* A, gemmkit_dtype a_type, int64_t lda,
-                               const void* B, gemmkit_dtype b_type, int64_t ldb,
-                               const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
-                               gemmkit_compute compute, const char* kernel);
+GEMMKIT_API gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                           int64_t m, int64_t n, int64_t k, const void* alpha,
+                                           const void* A, gemmkit_dtype a_type, int64_t lda,
+                                           const void* B, gemmkit_dtype b_type, int64_t ldb,
+                                           const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+                                           gemmkit_compute compute, const char* kernel);
+
+/* GEMMKIT_VERSION of the library the program runs against (the header it was compiled with
+ * may differ: compare with GEMMKIT_VERSION). */
+GEMMKIT_API int gemmkit_version(void);
 
 /* A constant, human-readable name for a status ("GEMMKIT_INVALID_VALUE"). */
-const char* gemmkit_status_string(gemmkit_status s);
+GEMMKIT_API const char* gemmkit_status_string(gemmkit_status s);
 
 /* Detail of the last failure on this thread ("" if the last call succeeded). */
-const char* gemmkit_last_error(void);
+GEMMKIT_API const char* gemmkit_last_error(void);
 
 /* The registered kernels, in ladder order. Index out of range gives NULL. */
-int gemmkit_kernel_count(void);
-const char* gemmkit_kernel_name(int index);
+GEMMKIT_API int gemmkit_kernel_count(void);
+GEMMKIT_API const char* gemmkit_kernel_name(int index);
 
 #ifdef __cplusplus
 } /* extern "C" */

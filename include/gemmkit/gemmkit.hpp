@@ -5,6 +5,7 @@
 // ABI stays the C one. C++17 or newer.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -50,6 +51,27 @@ inline void check_cuda(cudaError_t err, const char* what) {
     throw Error(GEMMKIT_CUDA_ERROR, std::string(what) + ": " + cudaGetErrorString(err));
 }
 inline gemmkit_op op(bool transpose) { return transpose ? GEMMKIT_OP_T : GEMMKIT_OP_N; }
+
+// A message of the column-major call gemm_row_major makes, in the caller's names: that call
+// passes B as its A and A as its B, so the whole words A and B trade places.
+inline std::string swap_a_and_b(const std::string& msg) {
+    const auto ident = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    };
+    std::string out = msg;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i] != 'A' && out[i] != 'B') continue;
+        if ((i > 0 && ident(out[i - 1])) || (i + 1 < out.size() && ident(out[i + 1]))) continue;
+        out[i] = out[i] == 'A' ? 'B' : 'A';
+    }
+    return out;
+}
+
+inline void check_row_major_ld(const char* name, int64_t ld, int64_t cols, const char* cols_text) {
+    if (ld >= std::max<int64_t>(1, cols)) return;
+    throw Error(GEMMKIT_INVALID_VALUE, std::string(name) + " = " + std::to_string(ld) + " is less than max(1, " +
+                                           std::to_string(cols) + "), the columns of the row-major " + cols_text);
+}
 }  // namespace detail
 
 // Row-major FP32 GEMM: C = alpha * op(A) * op(B) + beta * C with op(A) M x K, op(B) K x N and
@@ -62,8 +84,19 @@ inline void gemm_row_major(cudaStream_t stream, bool trans_a, bool trans_b, int6
     // So row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: pass B first, A
     // second, swap M and N, keep every ld. The ops stay as given: the column-major view of
     // B is B^T, and op(B)^T is that view with the same op applied.
-    check(gemmkit_sgemm(stream, detail::op(trans_b), detail::op(trans_a), N, M, K, &alpha, B, ldb, A, lda, &beta,
-                        C, ldc));
+    // Sizes and leading dimensions are checked here, in this function's own terms; the C API
+    // would name them after the swap (M as n, lda as ldb).
+    if (M < 0 || N < 0 || K < 0) {
+        const char* name = M < 0 ? "M" : N < 0 ? "N" : "K";
+        throw Error(GEMMKIT_INVALID_VALUE,
+                    std::string(name) + " = " + std::to_string(M < 0 ? M : N < 0 ? N : K) + " is negative");
+    }
+    detail::check_row_major_ld("lda", lda, trans_a ? M : K, trans_a ? "A (trans_a: M)" : "A (K)");
+    detail::check_row_major_ld("ldb", ldb, trans_b ? K : N, trans_b ? "B (trans_b: K)" : "B (N)");
+    detail::check_row_major_ld("ldc", ldc, N, "C (N)");
+    const gemmkit_status status = gemmkit_sgemm(stream, detail::op(trans_b), detail::op(trans_a), N, M, K, &alpha, B,
+                                                ldb, A, lda, &beta, C, ldc);
+    if (status != GEMMKIT_SUCCESS) throw Error(status, detail::swap_a_and_b(gemmkit_last_error()));
 }
 
 // Owns `size()` elements of T in device memory (cudaMalloc). Move-only.

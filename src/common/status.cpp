@@ -20,6 +20,8 @@ gemmkit_status fail_cuda(cudaError_t err, const char* what) {
 
 }  // namespace gemmkit
 
+extern "C" int gemmkit_version(void) { return GEMMKIT_VERSION; }
+
 extern "C" const char* gemmkit_last_error(void) { return gemmkit::t_last_error.c_str(); }
 
 extern "C" const char* gemmkit_status_string(gemmkit_status s) {

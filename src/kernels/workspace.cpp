@@ -10,7 +10,7 @@ namespace {
 // The workspaces come from the library's own stream-ordered pool on each device, which keeps
 // freed memory for the next call (release threshold: unlimited). The default pool hands its
 // memory back at every synchronization, and mapping it again on every call cost more than the
-// copy itself (4097^3 BF16 on an H200: 0.47 ms a GEMM instead of ~0.3). The pool keeps the
+// copy itself (docs/ladder/hopper.md#lab-steps-06-14, "Unaligned operands"). The pool keeps the
 // largest workspace a call needed, until the process ends.
 std::mutex pool_mutex;
 std::map<int, cudaMemPool_t> pools;  // by device ordinal

@@ -49,7 +49,7 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
 // One arrival on the barrier at shared offset `bar` of the cluster's CTA of rank `cta` (this
 // CTA included). Release at CTA scope only: the arrival says "done reading", and what was read
 // (by wgmma, already complete) needs no publishing. Cluster scope would put a MEMBAR before
-// every arrival, which measured 1.8x slower in step 5.
+// every arrival, which made step 5 far slower (docs/ladder/hopper.md#lab-steps-06-14).
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta) {
     uint32_t remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(cta));

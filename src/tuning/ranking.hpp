@@ -1,11 +1,9 @@
 // How `gemmkit tune` ranks a class's candidates from the times it measured on the class's
 // representatives: by geometric-mean TFLOP/s, among the candidates that fall off no cliff. A
 // candidate falls off one when its worst ratio to cuBLAS over the representatives is more than
-// kCliffPoints below the best candidate's worst ratio. (H100, tiles<=64/k<=1024/aligned/TT: by
-// geometric mean 64x128 and 128x64 tied, 64x128 ahead by 4.6% at 1024^3 and behind by 4.8% at
-// 1000^3, where it ran at 89.4% of cuBLAS against 94.2%. Ranking by the worst ratio alone chose
-// tiles that win on the ragged 4072^3 and lose on 4096^3: NT 4096^3 99.2 -> 96.5%, NN
-// 2048x2048x1024 94.8 -> 92.1%.)
+// kCliffPoints below the best candidate's worst ratio. A geometric mean alone can pick a tile
+// that ties on average and falls off on one shape; the worst ratio alone chose tiles that win
+// on ragged shapes and lose on aligned ones (docs/ladder/fp32.md#lab-tuning-per-op, change 3).
 #pragma once
 
 #include <string>

@@ -51,7 +51,7 @@ std::vector<ClassShape> build_class_shapes() {
                         // floats: one less (4095, k = 1023: still in the same buckets) and half
                         // the side plus one (4097: 33 tiles a side, the last nearly empty), where
                         // the tile shape decides how many blocks idle in the last wave; 4095 and
-                        // 4097 preferred different tiles by 10%.
+                        // 4097 preferred different tiles (docs/ladder/fp32.md#lab-h100).
                         std::vector<ClassShape> shapes;
                         if (layout == Layout::kAligned) shapes = {{"", side, side, k, true, ta, tb}};
                         if (layout == Layout::kRagged) shapes = {{"", side - 24, side - 24, k - 24, true, ta, tb}};

@@ -7,13 +7,11 @@
 //   layout     "unaligned" unless A, B and C are 16-byte aligned and lda, ldb, ldc are multiples
 //              of 16 bytes (4 floats), which the 128-bit load/store paths need; then "aligned"
 //              when m and n are multiples of 128, else "ragged": edge tiles run the checked
-//              copies, and the tile that wastes least on them wins. (H100, TT: at 1024^3 64x128
-//              beat 128x64 by 4.6%, at 1000^3 lost by 4.8%; NN 2048x2048x1024 ran at 92-95% of
-//              cuBLAS with 256x128x8 or 128x128x16, which reached only 85-90% at 2024x2024x1000.)
+//              copies, and the tile that wastes least on them wins (1024^3 and 1000^3 preferred
+//              different tiles: docs/ladder/fp32.md#lab-tuning-per-op, change 2).
 //   ops        op(A) op(B): NN, NT, TN or TT. An operand contiguous along k copies 4 bytes at a
 //              time, one along m or n 16 (or, unaligned, in another pattern), so the winner can
-//              change with the ops: H100, 4097^3, % of cuBLAS: NT 64x128 93.4 against 128x64
-//              86.1; TT 89.5 against 91.8.
+//              change with the ops (at 4097^3 NT and TT preferred opposite tiles: the same notes).
 #pragma once
 
 #include <cstdint>

@@ -110,6 +110,35 @@ class LadderTable(unittest.TestCase):
         self.assertNotIn("hopper-table", out)
         self.assertIn("`bf16.05_tuned_256x128x32_s4`", between(out, "tensor-table"))
 
+    def test_each_table_goes_to_the_page_with_its_markers(self):
+        # The ladder pages: FP32 in one document, the tensor-core and Hopper tables in others.
+        pages = {"fp32.md": "# FP32\n<!-- ladder-table:begin -->\nOLD\n<!-- ladder-table:end -->\nend\n",
+                 "tensor.md": "# Tensor\n<!-- tensor-table:begin -->\nOLD\n<!-- tensor-table:end -->\nend\n",
+                 "hopper.md": "# Hopper\n<!-- hopper-table:begin -->\nOLD\n<!-- hopper-table:end -->\n"
+                              "<!-- hopper-tf32-table:begin -->\nOLD\n<!-- hopper-tf32-table:end -->\nend\n"}
+        csv_text = (row("bf16.11_tma_store", "bf16", 4096, 4096, 4096, 782.2, 98.5) +
+                    row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100))
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, text in pages.items():
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+            csv_path = os.path.join(tmp, "bench.csv")
+            with open(csv_path, "w") as f:
+                f.write(HEADER + csv_text)
+            outs = [arg for name in pages for arg in ("--out", os.path.join(tmp, name))]
+            proc = subprocess.run([sys.executable, SCRIPT, csv_path, *outs, "--date", "2026-11-22"],
+                                  capture_output=True, text=True)
+            got = {}
+            for name in pages:
+                with open(os.path.join(tmp, name)) as f:
+                    got[name] = f.read()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("782 (98.5%)", between(got["hopper.md"], "hopper-table"))
+        self.assertIn("OLD", between(got["hopper.md"], "hopper-tf32-table"))  # no tf32 rows measured
+        self.assertEqual(got["fp32.md"], pages["fp32.md"])
+        self.assertEqual(got["tensor.md"], pages["tensor.md"])
+        self.assertIn("hopper.md", proc.stdout)
+
     def test_nothing_measured_fails_and_writes_nothing(self):
         csv_text = row("cublas", "bf16", 4096, 4096, 4096, 794.0, 100)
         proc, out = self.run_script(DOC, csv_text)

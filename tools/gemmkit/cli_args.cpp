@@ -202,19 +202,19 @@ const std::vector<OptionSpec> kOptions = {
     {"--kernels", "GLOB[,GLOB]", "list verify bench tune explain",
      "kernels by name pattern (* ? [...]), e.g. 'sgemm.*', 'sgemm.0[45]*' (default: all)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.kernels = v, true; }},
-    {"--mnk", "S[,S...]", "verify bench profile plan", "shapes: N (N^3) or MxNxK, e.g. 4096,7x33x129",
+    {"--mnk", "S[,S...]", "verify bench profile plan explain", "shapes: N (N^3) or MxNxK, e.g. 4096,7x33x129",
      [](const std::string& v, Pending* p, std::string* err) {
          p->have_mnk = true;
          return parse_shapes(v, &p->o.shapes, err);
      }},
-    {"--m", "LIST", "verify bench plan",
+    {"--m", "LIST", "verify bench plan explain",
      "sizes: N, A:B:xF (geometric), A:B:+S (arithmetic); the shapes are every (m, n, k)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->m, err); }},
-    {"--n", "LIST", "verify bench plan", "sizes of n, as --m (default: n = m)",
+    {"--n", "LIST", "verify bench plan explain", "sizes of n, as --m (default: n = m)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->n, err); }},
-    {"--k", "LIST", "verify bench plan", "sizes of k, as --m (default: k = m)",
+    {"--k", "LIST", "verify bench plan explain", "sizes of k, as --m (default: k = m)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->k, err); }},
-    {"--ops", "all|NN,NT,TN,TT", "verify bench plan", "op(A) op(B) combinations (verify default: all; bench: NN)",
+    {"--ops", "all|NN,NT,TN,TT", "verify bench plan explain", "op(A) op(B) combinations (verify default: all; bench: NN)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_ops(v, &p->o.ops, err); }},
     {"--c-type", "same|f32", "verify bench", "C of the FP16/BF16 kernels in their A/B type (default) or FP32",
      [](const std::string& v, Pending* p, std::string* err) {
@@ -252,9 +252,9 @@ const std::vector<OptionSpec> kOptions = {
     {"--versions", "GLOB[,GLOB]", "rowmean-matvec", "which of cpu, v1..v5 (default: all)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.versions = v, true; }},
     // plan checks --type and --device itself, against the types and devices it knows.
-    {"--type", "T", "plan", "f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32) or f64 (default f16)",
+    {"--type", "T", "plan explain", "f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32) or f64 (default f16)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.type = v, true; }},
-    {"--device", "D", "plan", "h100 (default), h200, or current (the GPU's own facts)",
+    {"--device", "D", "plan explain", "h100 (default), h200, or current (the GPU's own facts)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},
     {"--corpus", nullptr, "plan", "print the golden plan corpus",
      [](const std::string&, Pending* p, std::string*) { return p->o.corpus = true, true; }},

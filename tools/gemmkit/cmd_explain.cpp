@@ -9,11 +9,20 @@
 namespace gemmkit::cli {
 
 // The analysis the seed articles do by hand, per kernel. Resources and occupancy need a
-// device (the runtime reads them from the loaded module); the tile arithmetic does not.
+// device (the runtime reads them from the loaded module); the tile arithmetic does not. With
+// --mnk, first the plan `auto` makes for those shapes (gemmkit plan), then its kernels.
 int cmd_explain(const Options& o) {
     Options sel = o;
     if (!o.positional.empty()) sel.kernels = o.positional[0];
-    const auto kernels = selected_kernels(sel);
+    std::vector<const KernelInfo*> kernels;
+    if (!o.shapes.empty() && o.positional.empty()) {
+        DeviceFacts facts;
+        if (!plan_facts(o.device, "explain", &facts)) return 2;
+        kernels = print_plans(o, facts);
+        std::printf("\n");
+    } else {
+        kernels = selected_kernels(sel);
+    }
     if (kernels.empty()) {
         std::fprintf(stderr, "gemmkit explain: no kernel matches '%s' (gemmkit list shows the names)\n",
                      sel.kernels.c_str());

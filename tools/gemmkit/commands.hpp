@@ -19,6 +19,13 @@ int cmd_info(const Options& o);
 int cmd_bandwidth(const Options& o);
 int cmd_rowmean_matvec(const Options& o);
 int cmd_profile(const Options& o);
+int cmd_plan(const Options& o);
+
+// The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
+// a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their
+// reasons; returns the kernels they chose (gemmkit plan, gemmkit explain --mnk).
+bool plan_facts(const std::string& device, const char* command, DeviceFacts* d);
+std::vector<const KernelInfo*> print_plans(const Options& o, const DeviceFacts& d);
 
 // The device, or false with *why saying in plain words why there is none (no_device_reason).
 bool find_device(analysis::DeviceInfo* info, std::string* why);

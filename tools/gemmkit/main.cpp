@@ -32,6 +32,7 @@ constexpr Handler kHandlers[] = {
     {"bandwidth", gemmkit::cli::cmd_bandwidth},
     {"rowmean-matvec", gemmkit::cli::cmd_rowmean_matvec},
     {"profile", gemmkit::cli::cmd_profile},
+    {"plan", gemmkit::cli::cmd_plan},
 };
 
 std::vector<std::string> kernel_names() {

@@ -16,8 +16,7 @@
 // columns tj + 16c are the same for a whole half-warp (one broadcast). Consecutive rows would
 // put lanes 64 bytes apart: 8-way conflicts. Rows are padded to 130 doubles for the stores.
 // Preconditions: none (any size, ld, op, 8-byte alignment); 8-byte loads everywhere.
-// Measured (H200, no H100 was free; commit 29b6a7d; NN, % of cublasDgemm): 4096^3 15.3 TFLOP/s
-// (24.7%), 8192^3 15.0 (24.2%), 1024^3 7.4 (15.1%).
+// Measured: docs/ladder/fp64.md#step-01.
 #pragma once
 
 #include "kernels/dgemm/common.cuh"

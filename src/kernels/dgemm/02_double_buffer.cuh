@@ -8,8 +8,8 @@
 // before any store may begin; with one block per SM nothing else covers that wait.
 // What remains: 8-byte shared accesses (16 LDS.64 per 64 DFMAs) and 8-byte global loads.
 // Preconditions: none (any size, ld, op, 8-byte alignment).
-// Measured (H200, commit 29b6a7d; NN, % of cublasDgemm): 4096^3 15.1 TFLOP/s (24.5%), 8192^3
-// 14.8 (23.8%): no gain over step 01 — the shared-memory fragment loads, not the barrier, limit.
+// Measured: docs/ladder/fp64.md#step-02. No gain over step 01: the shared-memory
+// fragment loads, not the barrier, limit.
 #pragma once
 
 #include "kernels/dgemm/common.cuh"

@@ -15,8 +15,7 @@
 // What remains: each k step's LDS.128s sit right before the DFMAs that need them, so shared
 // latency is exposed 8 times per slab. Step 04 prefetches those too.
 // Preconditions: none for correctness; full speed with 16-byte alignment and even ld.
-// Measured (H200, commit 29b6a7d; NN, % of cublasDgemm): 4096^3 21.1 TFLOP/s (35.0%), 8192^3
-// 21.0 (33.8%), 1024^3 10.1 (20.7%).
+// Measured: docs/ladder/fp64.md#step-03.
 #pragma once
 
 #include "kernels/dgemm/common.cuh"

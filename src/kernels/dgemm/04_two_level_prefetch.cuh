@@ -11,8 +11,7 @@
 // 01-03 already use 214-240: ptxas spends the spare registers hoisting shared loads, so the
 // occupancy (one block of 8 warps per SM) does not change.
 // Preconditions: none for correctness; full speed with 16-byte alignment and even ld.
-// Measured (H200, commit 29b6a7d; NN, % of cublasDgemm): 4096^3 21.3 TFLOP/s (34.7%), 8192^3
-// 20.3 (32.6%): within noise of step 03.
+// Measured: docs/ladder/fp64.md#step-04. Within noise of step 03.
 #pragma once
 
 #include "kernels/dgemm/common.cuh"

@@ -16,8 +16,7 @@
 // Bottleneck it removes: integer and predicate instructions in the slab loads and the
 // epilogue, issued from the same warp schedulers as the DFMAs.
 // Preconditions: none for correctness; full speed with 16-byte alignment and even ld.
-// Measured (H200, commit 29b6a7d; NN, % of cublasDgemm): 4096^3 21.1 TFLOP/s (34.2%), 8192^3
-// 20.1 (32.7%); 4097^3 18.4 (45.6%) where steps 03/04 give 14.7 / 14.0.
+// Measured: docs/ladder/fp64.md#step-05.
 #pragma once
 
 #include "kernels/dgemm/common.cuh"

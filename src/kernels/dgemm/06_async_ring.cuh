@@ -8,8 +8,7 @@
 // fragments and the epilogue are step 05's.
 // Bottleneck it removes: step 05 prefetches one slab of 8 k, ~2000 cycles of DFMAs a scheduler:
 // about one DRAM round trip, so the STS before the barrier often waited for its loads, and then
-// every warp of the SM waited at the barrier for the slowest (ncu, H100, 4096^3: 2 warps a
-// scheduler, no warp eligible 58% of cycles, 63% of the FP64 peak).
+// every warp of the SM waited at the barrier for the slowest (ncu: no warp eligible most cycles).
 // Layout: both slabs k-major, [BK][MN + 2] as in step 05. An operand contiguous along mn (A op N,
 // B op T) is copied in 16-byte chunks of two doubles (two 8-byte copies when A or B is not
 // 16-byte aligned with even ld); one contiguous along k (A op T, B op N) one double at a time,
@@ -19,17 +18,12 @@
 // Preconditions: sm_90 (mbarrier waits by parity; built without sm_90 code, step 05 runs).
 // The fragments of a slab's step 0 load during the previous slab's last step (behind the wait
 // for that slab, long complete), and the refill's copies go out after step 1's DFMAs: with the
-// loads and copies at the slab's boundary, every warp stalled there at once (68-70% of peak).
+// loads and copies at the slab's boundary, every warp stalled there at once.
 // Resources: 1 block of 8 warps an SM (128 accumulator registers a thread), 133 KiB of ring.
-// Measured (H100, NN): 4096^3 23.6-24.4 TFLOP/s (70-73% of the 33.5 TFLOP/s FP64 CUDA-core peak;
-// step 05 21.0-21.3), 8192^3 22.3-22.8, 4097^3 20.8 (step 05 18.4). 16-k slabs in 4 stages beat
-// 8-k slabs in 6 (22.3 at 4096^3) and 32-k slabs in 3 (23.4). What still limits it: 2 warps a
-// scheduler, each waiting ~1.2 cycles an instruction on fixed DFMA latencies (ncu "wait").
-// The ceiling: a stream of nothing but independent DFMAs keeps the FP64 pipe only 86% busy
-// (28.1-28.9 TFLOP/s at 1.97 GHz, with 1 to 8 warps a scheduler); step 06 keeps it 72% busy.
-// On nonzero data an outer product's DFMAs reach 83% of the nominal rate, DADD/DMUL 99%: the limit
-// is each DFMA reading two register pairs (its accumulator, a multiplicand) from the register file.
-// 8x4 thread tiles with 4 warps a scheduler lost 12% (docs/ladder.md).
+// 16-k slabs in 4 stages beat 8-k slabs in 6 and 32-k slabs in 3. What still limits it: 2 warps
+// a scheduler waiting on fixed DFMA latencies, under a DFMA pipe that an outer product cannot
+// keep fully busy (each DFMA reads its accumulator and a multiplicand from the register file).
+// Measured: docs/ladder/fp64.md#step-06 (variants, ceiling and thread tiles: #lab-step-06).
 #pragma once
 
 #include <cstdint>

@@ -7,8 +7,8 @@
 // change hands through full/empty mbarriers (warp_ring.cuh), not a __syncthreads a slab.
 // Bottleneck it removes: the FP64 CUDA-core peak, half the DMMA peak (H100: 33.5 against 66.9
 // TFLOP/s). The ring matters more here than on the CUDA cores: with a __syncthreads a slab,
-// every slab boundary idled the whole SM until its slowest warp arrived (79.7% of cuBLAS at
-// 4096^3 against 95%); handed over by mbarriers, warps drift up to a slab apart, and one warp's
+// every slab boundary idled the whole SM until its slowest warp arrived; handed over by
+// mbarriers, warps drift up to a slab apart, and one warp's
 // boundary stall is covered by the DMMAs of the other warp on its scheduler.
 // Why m16n8k8, not m16n8k16 (half the instructions): a k16 step holds 4 A fragments of 8
 // doubles and 2 B pairs of 8 next to the 64 accumulator doubles; ptxas then needs all 255
@@ -33,16 +33,11 @@
 // 8 warps per SM.
 // The main loop runs in two copies: while every refill it issues lies wholly inside A and B
 // (interior tiles, all but the last slabs), the copies' edge checks are compiled out. Where
-// they sat among the DMMAs ptxas if-converted them into every slab: 340 instructions a slab
-// (10.6 a DMMA) against 220 (6.9; cuBLAS's DGEMM issues 6.4).
-// Measured (H100, NN, % of cublasDgemm in the same run): 59.1-59.2 TFLOP/s (97.6-98.4%) at
-// 4096^3, 53.9-54.2 (96.8%) at 8192^3, 51.4 (129-130%) at 4097^3 (8-byte copies; cuBLAS 39.7).
-// With A op T the fragments run a k8 step ahead of the DMMAs (kFragsAheadForAT): TN 92-95% at
-// 8192^3 / 4096^3 (85-90% with them loaded at each step's start), TT 83-85% (80-82%).
-// With the edge checks in every slab: 92.5-96.3% / 89.5-91.5% / 111-120%.
-// Lost against it (4096^3 / 8192^3): one __syncthreads a slab 79.7 / 73.5%; with it, K-slabs
-// of 32 in 3 stages 82.9 / 77.2%, blocks in groups of 8 block rows (L2 reuse) 77.8 / 73.2%
-// (H200); on the ring, grouped order +-0 and K-slabs of 32 in 3 stages -2 points (H100).
+// they sat among the DMMAs ptxas if-converted them into every slab (about 1.5x the
+// instructions a slab; docs/ladder/fp64.md#lab-edge-free-loop).
+// With A op T the fragments run a k8 step ahead of the DMMAs (kFragsAheadForAT;
+// docs/ladder/fp64.md#lab-frags-ahead).
+// Measured: docs/ladder/fp64.md#step-07 (what lost against it: #lab-step-07).
 #pragma once
 
 #include <cstdint>
@@ -60,9 +55,8 @@ struct DmmaTileCfg {
     static constexpr int BM = BM_, BN = BN_, BK = 16, WM = WM_, WN = WN_, kStages = kStages_;
     static constexpr int kMinBlocks = kMinBlocks_;  // blocks an SM: __launch_bounds__'s register cap
     // Step 07's kernel loads fragments a k8 step ahead where A is op T (DmmaBlock::accumulate).
-    // Set for the 128 x 128 tiles alone, where it measured faster (H100: TN -7 to -10% at
-    // 2048^3, 8192^3 and 4097^3, TT -3 to -7%); with A op N it lost at 8192^3 (-3%), and
-    // step 08's shares (1024^3 TN, -3%) and the smaller tiles (-1 to -2%) gained nothing.
+    // Set for the 128 x 128 tiles alone, where it measured faster for TN and TT; with A op N,
+    // step 08's shares and the smaller tiles it lost (docs/ladder/fp64.md#lab-frags-ahead).
     static constexpr bool kFragsAheadForAT = kFragsAheadForAT_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kWarps = kWarpsM * kWarpsN;
@@ -325,8 +319,7 @@ struct DmmaBlock {
                 }
                 // Slab q + kStages - 1 refills the stage of slab q - 1, which every thread
                 // releases at the end of it; its copies go out while this k8 step's DMMAs run
-                // (at the slab's end they waited for the last DMMAs: H100, 8192^3 89.1% ->
-                // 90.8% of cuBLAS).
+                // (at the slab's end they waited for the last DMMAs; docs/ladder/fp64.md#lab-step-07).
                 if (kstep == 0) issue(q + Cfg::kStages - 1, refill_full);
             }
             ring.release(q);  // this thread is done with slab q (mma.sync has consumed its reads)

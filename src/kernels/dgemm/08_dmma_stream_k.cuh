@@ -13,22 +13,21 @@
 // When it splits (stream_k_policy.hpp, with the measurements): a last round at most half busy
 // after fewer than 16 whole rounds; a single round too short for shares of 8 slabs on every SM
 // on fewer blocks. After many rounds step 07's blocks end at staggered times
-// and a short last round fills the gaps for free (8192^3: its 4 last tiles cost nothing).
+// and a short last round fills the gaps for free.
 // Preconditions: as step 07. The workspace (flags and 128 KiB a block, from the library's pool)
 // is allocated and its flags zeroed on the stream before each launch; where no tile is split,
 // or there is no memory for it, step 07 alone runs.
-// Measured (H100, NN, % of cublasDgemm in the same run): 1024^3 82% (step 07: 54%), 4097^3
-// 136-137% (07: 129-130%); 4096^3 and 8192^3 are step 07's (97.6-98.4%, 96.8%).
+// Measured: docs/ladder/fp64.md#step-08.
 // Resources: the shares' kernel holds 254-255 registers, no spills (the list of pieces lives in
 // shared memory, and a piece's origin is read again after its slabs).
 #pragma once
 
-#include "device_state.hpp"
 #include "kernels/dgemm/07_dmma.cuh"
 #include "kernels/dgemm/stream_k_policy.hpp"
 #include "kernels/hopper/stream_k.hpp"
 #include "kernels/hopper/tile_sums.cuh"
 #include "kernels/workspace.hpp"
+#include "plan/plan.hpp"
 
 namespace gemmkit::dgemm {
 
@@ -119,15 +118,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #endif
 }
 
-// Plans the split; where there is one, runs the whole rounds' tiles through step 07's kernel,
-// then the shares, one a block an SM can hold at once, after taking their workspace from the pool
-// and zeroing its flags, all on `stream`. Elsewhere (or without the memory) step 07 alone.
+// Runs the plan's split (plan_dmma, src/plan/dgemm_rules.cu): where there is one, the whole
+// rounds' tiles through step 07's kernel, then the shares, one a block an SM can hold at once,
+// after taking their workspace from the pool and zeroing its flags, all on `stream`. Elsewhere
+// (or without the memory) step 07 alone.
 template <class Cfg>
-cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
+cudaError_t launch_dmma_stream_k(const Problem& p, const SplitPlan& planned, cudaStream_t stream) {
     if (!sm90_code_loaded<dmma_stream_k_kernel<Cfg, false, false, false>>()) return launch_edge_fast(p, stream);
-    DeviceState dev;  // SM count, cached per device
-    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma<Cfg>(p, stream);  // its error then
-    const DmmaStreamKPlan plan = dmma_stream_k_plan<Cfg>(p.m, p.n, p.k, dev.sm_count);
+    const DmmaStreamKPlan plan = {static_cast<int>(ceil_div(p.m, Cfg::BM)), planned.tiles,
+                                  static_cast<int>(planned.slabs), static_cast<int>(planned.workers),
+                                  static_cast<int>(planned.pieces)};
     const int shares = plan.shares, split = plan.split;
     if (split == 0) return launch_dmma<Cfg>(p, stream);
 
@@ -152,6 +152,12 @@ cudaError_t launch_dmma_stream_k(const Problem& p, cudaStream_t stream) {
     }
     cudaFreeAsync(workspace, stream);  // after the GEMM, in stream order
     return err;
+}
+
+// Step 08's row: the plan's split of 128 x 128 tiles.
+template <class Cfg>
+cudaError_t launch_dmma_stream_k_plan(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    return launch_dmma_stream_k<Cfg>(p, plan.split, stream);
 }
 
 }  // namespace gemmkit::dgemm

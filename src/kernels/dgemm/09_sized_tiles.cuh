@@ -15,13 +15,12 @@
 // n = 16 spent 7/8 of its DMMAs past C's edge. Such a problem waits on its long operand, so these
 // tiles run as many blocks an SM as their rings allow, with step 08's plan along k.
 // Elsewhere this is step 08: 128 x 128 tiles keep their twice higher operand reuse.
-// Measured (H100, NN, % of cublasDgemm, step 08 -> 09): 256^3 30 -> 61, 384^3 31 -> 66, 512^3
-// 54 -> 77, 640^3 60 -> 73, 768^3 79 -> 84, 128x128x4096 46 -> 80, 64x64x8192 36 -> 67; without
-// -> with the narrow tiles: 4096x16x4096 66 -> 95, 16x4096x4096 67 -> 92, 4096x64x4096 70 -> 88.
+// Measured: docs/ladder/fp64.md#step-09 (all shapes: #lab-step-09, #lab-narrow-tiles).
 // Preconditions: as step 08.
 #pragma once
 
 #include "kernels/dgemm/08_dmma_stream_k.cuh"
+#include "plan/configs.hpp"
 
 namespace gemmkit::dgemm {
 
@@ -45,21 +44,20 @@ bool small_dmma_tiles_serve(int64_t m, int64_t n, int64_t k, int sm_count) {
                                 int64_t{sm_count} * SmallCfg::kMinBlocks);
 }
 
+// Step 09 as the plan says (plan_dmma, src/plan/dgemm_rules.cu): its tiles and their split.
 template <class Cfg, class SmallCfg>
-cudaError_t launch_dmma_sized(const Problem& p, cudaStream_t stream) {
-    DeviceState dev;  // SM count, cached per device
-    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_dmma_stream_k<Cfg>(p, stream);  // its error then
-    const bool small = small_dmma_tiles_serve<Cfg, SmallCfg>(p.m, p.n, p.k, dev.sm_count);
-    switch (dmma_narrow_tile(p.m, p.n, small)) {
-        case DmmaNarrowTile::kCols16: return launch_dmma_stream_k<DmmaCols16Cfg>(p, stream);
-        case DmmaNarrowTile::kCols32: return launch_dmma_stream_k<DmmaCols32Cfg>(p, stream);
-        case DmmaNarrowTile::kCols64: return launch_dmma_stream_k<DmmaCols64Cfg>(p, stream);
-        case DmmaNarrowTile::kRows16: return launch_dmma_stream_k<DmmaRows16Cfg>(p, stream);
-        case DmmaNarrowTile::kRows32: return launch_dmma_stream_k<DmmaRows32Cfg>(p, stream);
-        case DmmaNarrowTile::kRows64: return launch_dmma_stream_k<DmmaRows64Cfg>(p, stream);
-        case DmmaNarrowTile::kNone: break;
+cudaError_t launch_dmma_sized(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    switch (static_cast<DmmaTiles>(plan.config)) {
+        case DmmaTiles::kCols16: return launch_dmma_stream_k<DmmaCols16Cfg>(p, plan.split, stream);
+        case DmmaTiles::kCols32: return launch_dmma_stream_k<DmmaCols32Cfg>(p, plan.split, stream);
+        case DmmaTiles::kCols64: return launch_dmma_stream_k<DmmaCols64Cfg>(p, plan.split, stream);
+        case DmmaTiles::kRows16: return launch_dmma_stream_k<DmmaRows16Cfg>(p, plan.split, stream);
+        case DmmaTiles::kRows32: return launch_dmma_stream_k<DmmaRows32Cfg>(p, plan.split, stream);
+        case DmmaTiles::kRows64: return launch_dmma_stream_k<DmmaRows64Cfg>(p, plan.split, stream);
+        case DmmaTiles::k64: return launch_dmma_stream_k<SmallCfg>(p, plan.split, stream);
+        case DmmaTiles::k128: break;
     }
-    return small ? launch_dmma_stream_k<SmallCfg>(p, stream) : launch_dmma_stream_k<Cfg>(p, stream);
+    return launch_dmma_stream_k<Cfg>(p, plan.split, stream);
 }
 
 }  // namespace gemmkit::dgemm

@@ -12,9 +12,8 @@
 // Equivalent, in what it orders, to a cp.async.wait_group + __syncthreads() before each slab.
 // Why every thread arrives on empty[], not lane 0 of each warp after a __syncwarp (8 arrivals
 // instead of 256): that chain orders the reads just as well, but compute-sanitizer's racecheck
-// does not follow it and reported every refill as a race (H100, 2026-11-24: 240 reports on
-// shapes whose k needs more slabs than there are stages; with every thread arriving, none), and
-// the extra arrivals measured nothing (steps 06 and 07 within noise at 4096^3 and 8192^3).
+// does not follow it and reported every refill as a race (with every thread arriving, none),
+// and the extra arrivals cost nothing measurable (docs/ladder/fp64.md#lab-racecheck).
 #pragma once
 
 #include <cstdint>

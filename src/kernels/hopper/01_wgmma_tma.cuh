@@ -11,8 +11,7 @@
 // warpgroup per block.
 // Preconditions: A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA); others
 // run the mma.sync pipeline (step 05). Any m, n, k: TMA zero-fills, the epilogue checks bounds.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS with the same types): BF16 4096^3 558 TFLOP/s
-// (69.8%), 8192^3 613 (75.5%); FP16 550 (71.7%), 613 (78.8%). docs/ladder.md, Hopper table.
+// Measured: docs/ladder/hopper.md#step-06 (the H200 run: #lab-steps-06-14).
 #pragma once
 
 #include "kernels/hopper/epilogue.cuh"

@@ -9,8 +9,7 @@
 // What is left: a __syncthreads() per slab, so that thread 0 refills a stage only when both
 // warpgroups have finished reading it; and thread 0 issues copies between its own wgmmas.
 // Preconditions: as step 1.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 4096^3 646 TFLOP/s (80.9%), 8192^3 677
-// (84.5%).
+// Measured: docs/ladder/hopper.md#step-07.
 #pragma once
 
 #include "kernels/hopper/01_wgmma_tma.cuh"

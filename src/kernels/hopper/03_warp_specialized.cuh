@@ -8,8 +8,7 @@
 // other's keep the tensor cores busy). The producer needs few registers; setmaxnreg hands
 // them to the consumers (40 + 2 x 232 per thread of each warpgroup, within the SM's 64 K).
 // Preconditions: as step 1.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 4096^3 733 TFLOP/s (91.7%), 8192^3 754
-// (92.9%): the largest single gain of the ladder.
+// Measured: docs/ladder/hopper.md#step-08: the largest single gain of the ladder.
 #pragma once
 
 #include "kernels/hopper/02_tma_ring.cuh"

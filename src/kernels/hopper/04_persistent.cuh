@@ -9,8 +9,8 @@
 // And each consumer keeps one group of wgmmas in flight: it issues slab s before waiting for
 // slab s - 1's group (wgmma.wait_group 1), so the tensor core always has its next group queued.
 // Preconditions: as step 1.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 4096^3 729 TFLOP/s (91.1%), 8192^3 776
-// (96.1%), 16384x16384x1024 580 (78.1%: the register epilogue, ~4 us a tile, shows at k = 1024).
+// Measured: docs/ladder/hopper.md#step-09. At k = 1024 the register epilogue (~4 us a tile)
+// shows; step 6 removes it.
 #pragma once
 
 #include "kernels/hopper/03_warp_specialized.cuh"

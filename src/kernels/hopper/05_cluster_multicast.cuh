@@ -11,14 +11,13 @@
 // A cluster barrier at the start: the partner's mbarriers exist before anyone signals them. It
 // is split into a relaxed arrive and a wait, and the first ring of slabs, loaded without
 // multicast, goes out in between: those copies do not wait for the barrier (~1500 cycles at the
-// start, measured), and the relaxed arrive has no MEMBAR. At the end no CTA may leave while its
+// start), and the relaxed arrive has no MEMBAR. At the end no CTA may leave while its
 // partner can still signal it: one consumer thread waits until the consumers of both CTAs have
 // released every stage. A second cluster barrier would do it too, but its release arrive puts a
-// MEMBAR.GPU in every thread: ~1100 cycles at each CTA's end, 5% of a 1024^3 call (measured).
+// MEMBAR.GPU in every thread: ~1100 cycles at each CTA's end (docs/ladder/hopper.md#lab-cluster-start-end).
 // Preconditions: as step 1.
-// Measured (H200, commit 5d6fdac; NN, % of cuBLAS): BF16 4096^3 728 TFLOP/s (91.0%), 8192^3 778
-// (96.6%): within noise of step 4 (the 60 MiB L2 serves these sizes). Remote arrivals with
-// cluster-scope release cost a MEMBAR each and ran at 53%; CTA scope is enough here.
+// Measured: docs/ladder/hopper.md#step-10: within noise of step 4 (L2 serves these sizes).
+// Remote arrivals use CTA scope: with cluster-scope release each costs a MEMBAR.
 #pragma once
 
 #include "kernels/hopper/04_persistent.cuh"
@@ -159,7 +158,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         ptx::setmaxnreg_dec<Cfg::kProducerRegs>();
         // The first unit's first ring of slabs (or its first slabs_alone) needs no partner: each
         // CTA loads the whole shared slab itself instead of its part multicast, so the copies
-        // start at once rather than a cluster barrier later (~1500 cycles, measured). Thread 0
+        // start at once rather than a cluster barrier later (~1500 cycles; see
+        // docs/ladder/hopper.md#lab-cluster-start-end). Thread 0
         // waits for the partner before its first multicast; the other producer threads, which
         // load nothing, wait at once.
         bool partner_ready = false;
@@ -218,7 +218,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         // into this CTA have all landed (our consumers waited for each); the partner consumers'
         // last arrivals here have landed once every stage is released. One consumer thread waits
         // for that, after its stores. Made by the producer instead, the same wait passed the
-        // tests and memcheck, but racecheck never finished on the TMA-store kernels (measured).
+        // tests and memcheck, but racecheck never finished on the TMA-store kernels
+        // (docs/ladder/hopper.md#lab-cluster-start-end).
         if (threadIdx.x == 128) bars.wait_all_released<kStages>(s);
     }
 }

@@ -11,12 +11,9 @@
 // register epilogue (a uniform branch). FP32 C is staged in 64 x 32 pieces (epilogue_tma.cuh).
 // Preconditions: none. Operands TMA cannot read are first copied into aligned workspaces
 // (pad_copy.cu, launch.cuh); with no memory for them, step 05's kernels run.
-// Measured (H200, NN, % of cuBLAS): BF16 2048^3 619 TFLOP/s (95.9%), 4096^3 782 (98.5%), 8192^3
-// 800 (100.2%), 16384x16384x1024 719 (98.3%); FP16 589 / 755 / 764 / 690 (95.3 / 98.3 / 100.9 /
-// 98.3%); 4097^3 (commit 5d6fdac) 437 / 429 TFLOP/s, 3.3x / 3.2x cuBLAS. One staging buffer a
-// warpgroup instead of two measured 0.4-1.3 points lower on each of these shapes.
-// H100 (commit 1c1a1cc, NN): BF16 4096^3 777 TFLOP/s (98.4%), 4097^3 449 (3.3x cuBLAS, its
-// operands copied with columns on whole 128-byte lines; C, ldc = 4097, through registers).
+// Two staging buffers a warpgroup (kStagingBuffers): a piece is written while the copy engine
+// still reads the previous one; one buffer measured slower (docs/ladder/hopper.md#lab-steps-06-14).
+// Measured: docs/ladder/hopper.md#step-11 (4097^3, its operands copied: #lab-steps-06-14).
 #pragma once
 
 #include "kernels/hopper/05_cluster_multicast.cuh"

@@ -16,8 +16,7 @@
 // 6), else from registers.
 // Preconditions: none. B of op T is first transposed into a K-major workspace, and operands TMA
 // cannot read are copied into aligned ones (pad_copy.cu); with no memory for them, step 06 runs.
-// Measured (H100, NN / TN, % of cuBLAS TF32): 4096^3 383 TFLOP/s (96.8%) / 392 (96.9%); 8192^3
-// 377 (104.2%) / 368 (99.9%), where both contenders' times spread by 10%.
+// Measured: docs/ladder/hopper.md#tf32-step-07.
 #pragma once
 
 #include "kernels/hopper/06_tma_store.cuh"

@@ -21,7 +21,7 @@
 // only where the last round after whole rounds is at least half idle (a single round: however
 // busy) and the slabs it saves outweigh a fitted cost (stream_k_plan); elsewhere step 6's (or
 // 7's) kernel runs, on no more clusters than
-// pair-tiles. What it measured is in docs/ladder.md.
+// pair-tiles. Measured: docs/ladder/hopper.md#step-12 (and #lab-step-12).
 // Preconditions: as step 6 (7 for TF32). The workspace (at most 128 KiB a CTA, from the
 // library's pool) is allocated and its flags zeroed on the stream before each launch; without
 // the memory the kernel runs whole tiles.
@@ -32,6 +32,7 @@
 #include "kernels/hopper/stream_k.hpp"
 #include "kernels/hopper/tile_sums.cuh"
 #include "kernels/workspace.hpp"
+#include "plan/plan.hpp"
 
 namespace gemmkit::hopper {
 
@@ -99,20 +100,22 @@ __global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg:
 #endif
 }
 
-// Launches a step-8 kernel on the `clusters` clusters that fit the GPU: plans the split, and
-// where there is one, takes its workspace from the pool and zeroes its flags first, all on
-// `stream`. Where nothing is split (or there is no memory for the workspace) it launches
-// `whole`, the step it builds on, on no more clusters than pair-tiles. With fewer pair-tiles
-// than clusters, the split shares every tile out over all of them (1024x1024x4096: 16 pair-tiles
-// on 66 clusters, instead of 16 clusters and 50 idle), or over as many as its slabs can give
-// 4 each (64x64x16384: one tile, 64 shares); stream_k_plan says where that pays.
+// Launches a step-8 kernel on `clusters` clusters with the plan's split (plan_hopper_step,
+// src/plan/hopper_rules.cu: `pieces` of the pair-tiles cut over `workers` clusters). Where there
+// is a split, it takes its workspace from the pool and zeroes its flags first, all on `stream`.
+// Where nothing is split (or there is no memory for the workspace) it launches `whole`, the step
+// it builds on, on no more clusters than pair-tiles. The plan counted one cluster for every
+// kCluster SMs; where fewer fit at once (the driver's answer, ClusterGrid::clusters), the split
+// is worked out again for those, so that every share's cluster is resident.
 template <class Cfg, class Kernel, class WholeKernel, class... MapsAndOut>
-cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, int clusters, int smem_bytes, const Problem& p,
-                            cudaStream_t stream, MapsAndOut... maps_and_out) {
+cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, int clusters, int planned_clusters, int smem_bytes,
+                            const Problem& p, const SplitPlan& split, cudaStream_t stream,
+                            MapsAndOut... maps_and_out) {
     const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
     const dim3 whole_grid(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     const int slabs = slab_count<Cfg>(p.k);
-    const StreamKPlan plan = stream_k_plan(pairs, clusters, slabs, tile_scale<Cfg>());
+    StreamKPlan plan = {split.pieces, split.workers, 0, 0};
+    if (clusters < planned_clusters) plan = stream_k_plan(pairs, clusters, slabs, tile_scale<Cfg>());
     StreamKArgs sk = {{static_cast<int>(pairs), slabs, static_cast<int>(plan.split_pairs)}, nullptr, nullptr};
     const int ctas = static_cast<int>(plan.split_pairs > 0 ? plan.clusters : clusters) * Cfg::kCluster;
     const dim3 grid(static_cast<unsigned>(ctas));

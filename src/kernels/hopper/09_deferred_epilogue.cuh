@@ -3,7 +3,7 @@
 //
 // What changed since step 8 (and step 6, whose epilogue it replaces): in step 6, once a tile's last wgmma is done, both consumer warpgroups
 // stage it into shared memory and hand it to TMA before they start the next tile: ~1.2 us a
-// tile with the tensor cores idle (measured on the H100, docs/ladder.md), 3% at 4096^3. Here a
+// tile with the tensor cores idle (docs/ladder/hopper.md#lab-step-13), 3% at 4096^3. Here a
 // warpgroup only scales its tile and rounds it to C's 16-bit type, packing two values a
 // register (64 registers, next to the 128 accumulators), and starts the next tile at once. The
 // held tile is then staged and stored one 64 x 64 piece a slab, right after that slab's wgmmas
@@ -11,16 +11,14 @@
 // (a tile of fewer slabs than pieces) is stored then; the last tile, at the end.
 // 16-bit C that TMA cannot store (unaligned ld or base, m % 8 != 0) but that is not read (beta
 // 0) is held the same way, each piece written by the threads' own stores under a slab's wgmmas
-// instead of all at the tile's end: 2.2% less time at 4097^3, 4.4% at 2049^3 (H100, against the
-// register epilogue at the tile's end). FP32 C (no room for a second tile of 32-bit values) and
+// instead of all at the tile's end, which measured faster (docs/ladder/hopper.md#lab-unaligned-c).
+// FP32 C (no room for a second tile of 32-bit values) and
 // C read with beta take step 6's epilogues unchanged. The schedule is step 8's: stream-K where
 // it pays (stream_k_plan), whole tiles elsewhere; where the grid holds every tile
 // at once there is no next tile to hide an epilogue under, and step 6's kernel runs (the
 // launcher decides).
 // Preconditions: as step 6.
-// Measured (H100, the tree of a17ce82, NN, against step 8 in the same runs): 16384x16384x1024
-// 1.8-3.0% less time (BF16 767 TFLOP/s, 105% of cuBLAS), 4097^3 1.0-2.8% (463, 3.4x cuBLAS),
-// 4096^3 0.5-1.1% in 10 of 12 pairs (775, 98.2-98.9%); docs/ladder.md has the rest.
+// Measured: docs/ladder/hopper.md#step-13 (against step 8 in the same runs: #lab-step-13).
 #pragma once
 
 #include "kernels/hopper/06_tma_store.cuh"

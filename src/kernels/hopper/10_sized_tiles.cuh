@@ -16,25 +16,21 @@
 // thread, 8 stages): 1024^3 is then 128 tiles for 132 SMs, cuBLAS's own tiling there. Such a
 // tile's A slab is twice its B slab, so its clusters lie along n and share A (each CTA loads one
 // of A's two boxes, multicast), as cuBLAS's kernel for 1024^3 does: a third less L2 traffic a
-// slab, 5-7% less time at 1024^3 and 11-16% at 1000^3 than clusters of one (docs/ladder.md).
-// The CTAs load only their first 4 slabs whole before the partner is ready, not the 8 of the
-// ring: at 1000^3 (16 slabs) 5% faster, at 1024^3 1% slower (measured).
+// slab. The CTAs load only their first 4 slabs whole before the partner is ready, not the 8 of
+// the ring, which paid where A's loads cost most (docs/ladder/hopper.md#lab-128x64-clusters).
 // Where those pairs too would leave half of the clusters idle (512^3: 16), 64 x 64 tiles with a
 // single consumer warpgroup each (m64n64 wgmmas, 8 stages, clusters of one): 64 CTAs at 512^3
-// instead of 32, 6-11% faster there and at 384^3-640^3 (TF32 13-15%), 15-24% where k is a few
-// thousand (docs/ladder.md, "64 x 64 tiles with one consumer warpgroup"). Not where stream-K
-// would cut the 128 x 64 pairs along k and run the 64 x 64 tiles whole, or cut those into more
-// pieces a tile (small_tiles_pay, stream_k.hpp): 512 x 512 x 8192 and 64 x 64 x 65536 ran
-// 13-17% and 44-55% slower on them.
+// instead of 32 (docs/ladder/hopper.md#lab-64x64-tiles). Not where stream-K would cut the
+// 128 x 64 pairs along k and run the 64 x 64 tiles whole (small_tiles_pay, stream_k.hpp): there
+// they ran slower.
 // A C of at most 16 columns with B K-major (op N; TF32's B always is, after its transpose), a
 // matrix times a few vectors, runs on 64 x 16 tiles instead (m64n16 wgmmas): the 64 x 64 tiles
-// it took spent 3/4 of their wgmmas and B slabs past C's edge. 16-bit 4096 x 16 x 4096 TN 88 ->
-// 97% of cuBLAS, 14336 x 16 x 4096 85 -> 98%, TF32 75 -> 104% (docs/ladder.md, "A matrix times a
-// few vectors"). A C of at most 64 columns runs on the 64 x 64 tiles wherever they fill half of
+// it took spent 3/4 of their wgmmas and B slabs past C's edge (docs/ladder/hopper.md#lab-few-vectors).
+// A C of at most 64 columns runs on the 64 x 64 tiles wherever they fill half of
 // the SMs (column_tiles_pay, stream_k.hpp): the wider tiles the other rules took there ran most
-// of their width past C (14336 x 64 x 4096: 77-86 -> 96-104% of cuBLAS). And where a single
-// partial round of 64 x 64 tiles streams long operands (4096 x 32..128 x 4096, a layer applied to
-// a few dozen tokens), their ring holds 12 slabs instead of 8 (deep_ring_pays): 2-12% less time.
+// of their width past C. And where a single partial round of 64 x 64 tiles streams long
+// operands (4096 x 32..128 x 4096, a layer applied to a few dozen tokens), their ring holds 12
+// slabs instead of 8 (deep_ring_pays). Measured: docs/ladder/hopper.md#lab-few-columns.
 // Everything else runs step 9. (The choice: leaves_clusters_idle, small_tiles_serve and
 // launch_step_kernel, launch.cuh, which take the smallest tiles that still fill the GPU.)
 // Preconditions: as step 6.

@@ -182,11 +182,11 @@ __global__ void __launch_bounds__(kThreads, 2)  // (without the 2, ptxas capped 
     }
 }
 
-// Blocks of `kernel` resident on the whole GPU at once (at least one an SM).
-int resident_blocks(const void* kernel) {
+// Blocks of `kernel` resident on the whole GPU of `sms` SMs at once (at least one an SM).
+int resident_blocks(const void* kernel, int sms) {
     int per_sm = 0;
     if (resident_blocks_per_sm(kernel, kThreads, 0, &per_sm) != cudaSuccess || per_sm < 1) per_sm = 1;
-    return per_sm * static_cast<int>(sm_count_or(132));
+    return per_sm * sms;
 }
 
 // Blocks along the outer index of a copy of `outer` (m or n) elements.
@@ -196,45 +196,45 @@ int64_t outer_blocks(bool outer_along_rows, int64_t outer) {
 
 // The most k ranges a copy splits into (the partial sums are allocated for it): at most one per
 // 64 elements of k, and no more than a wave of the smallest blocks (8 an SM) needs.
-int64_t max_ranges(int64_t outer_blocks, int64_t k) {
-    const int64_t wave = 8 * sm_count_or(132) / outer_blocks;
+int64_t max_ranges(int64_t outer_blocks, int64_t k, int sms) {
+    const int64_t wave = int64_t{8} * sms / outer_blocks;
     const int64_t by_k = ceil_div(k, 64);
     return wave < 1 ? 1 : (wave < by_k ? wave : by_k);
 }
 
 // The copy's grid: blocks along the outer index, times as many k ranges as fill one wave of
 // `kernel`'s resident blocks (at least one).
-dim3 copy_grid(int64_t outer_blocks, int64_t k, const void* kernel) {
-    int64_t ranges = resident_blocks(kernel) / outer_blocks;
+dim3 copy_grid(int64_t outer_blocks, int64_t k, const void* kernel, int sms) {
+    int64_t ranges = resident_blocks(kernel, sms) / outer_blocks;
     ranges = ranges < 1 ? 1 : ranges;
-    const int64_t bound = max_ranges(outer_blocks, k);
+    const int64_t bound = max_ranges(outer_blocks, k, sms);
     return dim3(static_cast<unsigned>(outer_blocks), static_cast<unsigned>(ranges < bound ? ranges : bound));
 }
 
 // The copy of the stored rows x cols operand with the dots of its outer index (along the rows
 // or the columns) with kCount vectors; returns the number of k ranges (partial sums an output).
 template <int kCount>
-int64_t enqueue_copy(bool outer_along_rows, CopyArgs a, PeeledVectors v, float* sums, cudaStream_t stream) {
+int64_t enqueue_copy(bool outer_along_rows, CopyArgs a, PeeledVectors v, float* sums, int sms, cudaStream_t stream) {
     if (outer_along_rows) {
         const auto kernel = copy_with_row_dots_kernel<kCount>;
-        const dim3 grid = copy_grid(outer_blocks(true, a.rows), a.cols, reinterpret_cast<const void*>(kernel));
+        const dim3 grid = copy_grid(outer_blocks(true, a.rows), a.cols, reinterpret_cast<const void*>(kernel), sms);
         kernel<<<grid, kThreads, 0, stream>>>(a, v, sums);
         return grid.y;
     }
     const auto kernel = copy_with_column_dots_kernel<kCount>;
-    const dim3 grid = copy_grid(outer_blocks(false, a.cols), a.rows, reinterpret_cast<const void*>(kernel));
+    const dim3 grid = copy_grid(outer_blocks(false, a.cols), a.rows, reinterpret_cast<const void*>(kernel), sms);
     kernel<<<grid, kThreads, 0, stream>>>(a, v, sums);
     return grid.y;
 }
 
-int64_t enqueue_copy(int count, bool outer_along_rows, CopyArgs a, PeeledVectors v, float* sums,
+int64_t enqueue_copy(int count, bool outer_along_rows, CopyArgs a, PeeledVectors v, float* sums, int sms,
                      cudaStream_t stream) {
     static_assert(kMaxPeeled == 4, "one instantiation a count");
     switch (count) {
-        case 1: return enqueue_copy<1>(outer_along_rows, a, v, sums, stream);
-        case 2: return enqueue_copy<2>(outer_along_rows, a, v, sums, stream);
-        case 3: return enqueue_copy<3>(outer_along_rows, a, v, sums, stream);
-        default: return enqueue_copy<4>(outer_along_rows, a, v, sums, stream);
+        case 1: return enqueue_copy<1>(outer_along_rows, a, v, sums, sms, stream);
+        case 2: return enqueue_copy<2>(outer_along_rows, a, v, sums, sms, stream);
+        case 3: return enqueue_copy<3>(outer_along_rows, a, v, sums, sms, stream);
+        default: return enqueue_copy<4>(outer_along_rows, a, v, sums, sms, stream);
     }
 }
 
@@ -242,13 +242,13 @@ int64_t enqueue_copy(int count, bool outer_along_rows, CopyArgs a, PeeledVectors
 // with the vectors at `vectors` (count of them, strides in elements) summed into `sums`, *ranges
 // partial sums an output.
 cudaError_t copy_with_dots(const void* src, int64_t ld, int64_t rows, int64_t cols, bool outer_along_rows,
-                           const void* vectors, int64_t stride_s, int64_t stride_k, int count, float* sums,
+                           const void* vectors, int64_t stride_s, int64_t stride_k, int count, float* sums, int sms,
                            cudaStream_t stream, PaddedOperand* out, int64_t* ranges) {
     const int64_t ld_dst = line_multiple(rows, 4);
     auto enqueue = [&](void* dst) {
         const CopyArgs a{static_cast<const uint32_t*>(src), ld, static_cast<uint32_t*>(dst), ld_dst, rows, cols};
         const PeeledVectors v{static_cast<const uint32_t*>(vectors), stride_s, stride_k};
-        *ranges = enqueue_copy(count, outer_along_rows, a, v, sums, stream);
+        *ranges = enqueue_copy(count, outer_along_rows, a, v, sums, sms, stream);
     };
     return fill_workspace(ld_dst, cols, 4, stream, enqueue, out);
 }
@@ -294,12 +294,12 @@ __global__ void store_strips_kernel(StripArgs s) {
 
 }  // namespace
 
-cudaError_t PeeledEdges::allocate(const Problem& p, EdgePeel peel, cudaStream_t stream) {
-    p_ = p, peel_ = peel, stream_ = stream;
+cudaError_t PeeledEdges::allocate(const Problem& p, EdgePeel peel, int sm_count, cudaStream_t stream) {
+    p_ = p, peel_ = peel, sm_count_ = sm_count, stream_ = stream;
     // A's outer index runs along its stored rows for op N, B's for op T.
     const bool a_rows = p.transa == GEMMKIT_OP_N, b_rows = p.transb == GEMMKIT_OP_T;
-    const int64_t bound_a = max_ranges(outer_blocks(a_rows, p.m), p.k);
-    const int64_t bound_b = max_ranges(outer_blocks(b_rows, p.n), p.k);
+    const int64_t bound_a = max_ranges(outer_blocks(a_rows, p.m), p.k, sm_count);
+    const int64_t bound_b = max_ranges(outer_blocks(b_rows, p.n), p.k, sm_count);
     // 256-byte offsets: the second array starts aligned.
     const int64_t floats_a = (bound_a * p.m * peel.cols + 63) / 64 * 64, floats_b = bound_b * p.n * peel.rows;
     const cudaError_t err = allocate_workspace(&workspace_, static_cast<size_t>(floats_a + floats_b) * sizeof(float),
@@ -321,7 +321,7 @@ cudaError_t PeeledEdges::copy_a(PaddedOperand* out) {
     const int64_t first = p.n - peel_.cols;
     const float* vectors = static_cast<const float*>(p.B) + (tb ? first : first * p.ldb);
     return copy_with_dots(p.A, p.lda, ta ? p.k : p.m, ta ? p.m : p.k, !ta, vectors, tb ? 1 : p.ldb,
-                          tb ? p.ldb : 1, static_cast<int>(peel_.cols), sums_a_, stream_, out, &ranges_a_);
+                          tb ? p.ldb : 1, static_cast<int>(peel_.cols), sums_a_, sm_count_, stream_, out, &ranges_a_);
 }
 
 cudaError_t PeeledEdges::copy_b(PaddedOperand* out) {
@@ -331,7 +331,7 @@ cudaError_t PeeledEdges::copy_b(PaddedOperand* out) {
     const int64_t first = p.m - peel_.rows;
     const float* vectors = static_cast<const float*>(p.A) + (ta ? first * p.lda : first);
     return copy_with_dots(p.B, p.ldb, tb ? p.n : p.k, tb ? p.k : p.n, tb, vectors, ta ? p.lda : 1,
-                          ta ? 1 : p.lda, static_cast<int>(peel_.rows), sums_b_, stream_, out, &ranges_b_);
+                          ta ? 1 : p.lda, static_cast<int>(peel_.rows), sums_b_, sm_count_, stream_, out, &ranges_b_);
 }
 
 cudaError_t PeeledEdges::store_strips() {

@@ -1,7 +1,7 @@
 // Peeling C's last few rows and columns off a TF32 GEMM whose operands are copied (pad_copy.hpp).
 //
 // At 4097^3 the last row and column of C cost a whole ring of tiles: 17 x 17 pair-tiles of
-// 256 x 256 instead of 16 x 16, 13% more tensor-core work even with stream-K (docs/ladder.md).
+// 256 x 256 instead of 16 x 16: 289 / 256, 13% more tensor-core work even with stream-K.
 // Where an operand is copied anyway, every element of it passes through the copy kernel once,
 // so the copy can also form what the peeled strips need from it at no extra memory traffic:
 //   C's last rows  (m' <= i < m, all j):  C(i, j) = alpha sum_kk op(A)(i, kk) op(B)(kk, j), which
@@ -11,9 +11,8 @@
 // strips (alpha, beta) from the copies' partial sums, which are summed in a fixed order: the
 // result does not depend on the run.
 // TF32 only (FP32 A, B and C): there the GEMM saves more than the copies that also form dot
-// products cost over the plain ones (H100, TF32 against the same path unpeeled: 4097^3 +8%,
-// 3073^3 +5%, 6145^3 +3%). For FP16/BF16 the saving is half as large against copies as slow,
-// and the same peel lost at 3073^3 (-5%) and 8193x8193x1024 (-1%) for +3% at 4097^3.
+// products cost over the plain ones. For FP16/BF16 the saving is half as large against copies
+// as slow, and the peel lost on some shapes (docs/ladder/hopper.md#lab-peel).
 #pragma once
 
 #include <cstdint>
@@ -41,7 +40,7 @@ struct EdgePeel {
 // the last whole 256 where there are 1 to kMaxPeeled of them and B is copied (its copy forms
 // them); likewise the columns, with A's copy. Only where the rest of C still has `min_tiles`
 // tiles of 256 x 256 (the launcher: as many as SMs, two rounds of clusters of 2): with one round
-// the peel has little to save (2049^3 FP16/BF16 lost 3.5% to it on the H100). FP32 operands only
+// the peel has little to save (2049^3 lost to it: docs/ladder/hopper.md#lab-peel). FP32 operands only
 // (the TF32 GEMM, above).
 inline EdgePeel plan_edge_peel(const Problem& p, bool copies_a, bool copies_b, int64_t min_tiles) {
     EdgePeel peel;
@@ -58,9 +57,9 @@ inline EdgePeel plan_edge_peel(const Problem& p, bool copies_a, bool copies_b, i
 // Copies that also form the peeled strips, and the strips' store, for one call of p.
 class PeeledEdges {
 public:
-    // Allocates the partial sums (from the library's pool, on `stream`). On failure nothing
-    // stays allocated and no error is pending.
-    cudaError_t allocate(const Problem& p, EdgePeel peel, cudaStream_t stream);
+    // Allocates the partial sums (from the library's pool, on `stream`), for copies sized to a
+    // GPU of `sm_count` SMs. On failure nothing stays allocated and no error is pending.
+    cudaError_t allocate(const Problem& p, EdgePeel peel, int sm_count, cudaStream_t stream);
     // pad_operand for A (B): the copy, and the partial sums of the strip it forms.
     cudaError_t copy_a(PaddedOperand* out);
     cudaError_t copy_b(PaddedOperand* out);
@@ -72,6 +71,7 @@ public:
 private:
     Problem p_;
     EdgePeel peel_;
+    int sm_count_ = 0;
     cudaStream_t stream_ = nullptr;
     float* sums_a_ = nullptr;  // [range of k][i][column]: A's copy, C's last columns
     float* sums_b_ = nullptr;  // [range of k][j][row]: B's copy, C's last rows

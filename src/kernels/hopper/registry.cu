@@ -85,36 +85,24 @@ struct SizedStep : SizedWholeStep<CfgT, Kernels> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return Kernels::template split<T, TC, kTransA, kTransB, CfgT>(); }
 };
-// 64 x 64 tiles, whose ring is deeper where a few of them stream long operands (deep_ring_pays).
-template <class CfgT, class DeepCfgT, class Kernels>
-struct MicroTileStepOn : SizedStep<CfgT, Kernels> {
-    using Deep = SizedStep<DeepCfgT, Kernels>;
+// Step 14's configurations (HopperTiles, plan_hopper_step in src/plan/hopper_rules.cu chooses
+// one): step 8's kernels on CTA tiles sized to the problem.
+template <class Kernels, class NarrowCfg, class MicroCfg, class MicroDeepCfg, class TinyCfg, class SmallCfg, class MidCfg>
+struct SizedTileSteps {
+    using Narrow = SizedStep<NarrowCfg, Kernels>;        // 64 x 16: n <= 16, B of op N
+    using Micro = SizedStep<MicroCfg, Kernels>;          // 64 x 64
+    using MicroDeep = SizedStep<MicroDeepCfg, Kernels>;  // 64 x 64 with a 12-slab ring
+    using Tiny = SizedStep<TinyCfg, Kernels>;            // pairs of 128 x 64
+    using Small = SizedStep<SmallCfg, Kernels>;          // pairs of 128 x 128
+    using Mid = SizedStep<MidCfg, Kernels>;              // pairs of 128 x 192
 };
-using MicroTileStep = MicroTileStepOn<MicroTileCfg, DeepMicroTileCfg, TmaStoreKernels>;
-using Tf32MicroTileStep = MicroTileStepOn<Tf32MicroTileCfg, Tf32DeepMicroTileCfg, Tf32Kernels>;
-// 128 x 128 tiles where 256 x 256 pair-tiles would leave half of the clusters idle, 128 x 64
-// ones where even those would, 64 x 64 ones where those would and small_tiles_serve, pairs of
-// 128 x 192 where those finish sooner than 256 x 256 pairs, and 64 x 64 tiles where C has at most
-// 64 columns and they fill half of the SMs (launch_step_kernel).
-struct TinyTileStep : SizedStep<TinyTileCfg, TmaStoreKernels> {
-    using Small = MicroTileStep;
-    static constexpr bool kWeighSmall = true;  // small_tiles_serve
-};
-struct SmallTileStep : SizedStep<SmallTileCfg, TmaStoreKernels> {
-    using Small = TinyTileStep;
-};
-struct SizedTilesStep : DeferredEpilogueStep {  // step 10: step 9, or smaller tiles for smaller problems
-    using Small = SmallTileStep;
-    using Narrow = SizedStep<NarrowTileCfg, TmaStoreKernels>;  // n <= 16, B of op N
-    using Columns = MicroTileStep;                                 // n <= 64, enough tiles
-    using Mid = SizedStep<MidTileCfg, TmaStoreKernels>;
+struct SizedTilesStep : DeferredEpilogueStep {  // step 14: step 13, or the plan's smaller tiles
+    using Tiles = SizedTileSteps<TmaStoreKernels, NarrowTileCfg, MicroTileCfg, DeepMicroTileCfg, TinyTileCfg,
+                                 SmallTileCfg, MidTileCfg>;
 };
 static_assert(is_stream_k_step<StreamKStep>() && is_stream_k_step<SizedTilesStep>() &&
                   !is_stream_k_step<TmaStoreStep>() && !is_stream_k_step<SizedWholeStep<MicroTileCfg, TmaStoreKernels>>(),
               "the steps that run step 8's schedule");
-static_assert(weighs_small_tiles<TinyTileStep>() && !weighs_small_tiles<SmallTileStep>() &&
-                  !weighs_small_tiles<SizedTilesStep>(),
-              "only the 128 x 64 pairs weigh their 64 x 64 tiles");
 struct Tf32Step : TmaStoreStepOn<Tf32Cfg> {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_kernel<T, TC, kTransA, kTransB>; }
@@ -125,38 +113,30 @@ struct Tf32StreamKStep : Tf32Step {
     template <class T, class TC, bool kTransA, bool kTransB>
     static constexpr auto kernel() { return &tf32_stream_k_kernel<T, TC, kTransA, kTransB>; }
 };
-
-// Step 10 for TF32 (level 9 of its family): the same tile sizes on step 8's TF32 kernels.
-struct Tf32TinyTileStep : SizedStep<Tf32TinyTileCfg, Tf32Kernels> {
-    using Small = Tf32MicroTileStep;
-    static constexpr bool kWeighSmall = true;
-};
-struct Tf32SmallTileStep : SizedStep<Tf32SmallTileCfg, Tf32Kernels> {
-    using Small = Tf32TinyTileStep;
-};
+// Step 14 for TF32 (level 9 of its family): the same tile sizes on step 8's TF32 kernels.
 struct Tf32SizedTilesStep : Tf32StreamKStep {
-    using Small = Tf32SmallTileStep;
-    using Narrow = SizedStep<Tf32NarrowTileCfg, Tf32Kernels>;  // n <= 16
-    using Columns = Tf32MicroTileStep;                          // n <= 64, enough tiles
-    using Mid = SizedStep<Tf32MidTileCfg, Tf32Kernels>;
+    using Tiles = SizedTileSteps<Tf32Kernels, Tf32NarrowTileCfg, Tf32MicroTileCfg, Tf32DeepMicroTileCfg,
+                                 Tf32TinyTileCfg, Tf32SmallTileCfg, Tf32MidTileCfg>;
 };
 
 // TF32 wgmma reads B K-major only (op N): B of op T is first transposed into a workspace, and
-// operands TMA cannot read (or an A it reads slowly) are copied into aligned ones. Without memory
-// for the transpose or for copies of operands TMA cannot read, or without the sm_90a image, the
-// mma.sync pipeline of step 06 runs, which rounds the inputs to TF32 instead of truncating them.
+// the operands the plan copies (those TMA cannot read, or an A it reads slowly) are copied into
+// aligned ones. Where the plan runs the mma.sync pipeline of step 06 (which rounds the inputs to
+// TF32 instead of truncating them), or there is no memory for the transpose or for copies of
+// operands TMA cannot read, step 06 runs.
 bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
 
 template <class Step>
-cudaError_t launch_tf32_step(const Problem& p, cudaStream_t stream) {
-    auto pipeline = [&](const Problem& q) { return launch_tf32(q, stream); };
-    if (!runs_wgmma_tf32(p)) return pipeline(p);
+cudaError_t launch_tf32_step(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    const auto fallback_tiles = static_cast<PipelineTiles>(plan.fallback_config);
+    auto pipeline = [&](const Problem& q) { return launch_tf32(q, fallback_tiles, stream); };
+    if (static_cast<HopperTiles>(plan.config) == HopperTiles::kPipeline) return pipeline(p);
     auto wgmma = [&](const Problem& q) {
-        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, stream);
-        return launch_step_kernel<Step, float, float, false, false>(q, stream);
+        if (q.transa == GEMMKIT_OP_T) return launch_step_kernel<Step, float, float, true, false>(q, plan, stream);
+        return launch_step_kernel<Step, float, float, false, false>(q, plan, stream);
     };
-    auto aligned = [&](const Problem& q) { return launch_with_copies(q, stream, wgmma, pipeline); };
-    if (p.transb == GEMMKIT_OP_N) return aligned(p);
+    auto aligned = [&](const Problem& q) { return launch_with_copies(q, plan, stream, wgmma, pipeline); };
+    if (!plan.transpose_b) return aligned(p);
     PaddedOperand bt;  // op(B) = B^T with B stored n x k: its transpose is op(B) stored K-major
     cudaError_t err = transpose_operand(static_cast<const float*>(p.B), p.ldb, p.n, p.k, stream, &bt);
     if (err == cudaErrorMemoryAllocation) return pipeline(p);
@@ -176,25 +156,40 @@ constexpr const char* kPaddedFastPath =
     "where n >= 3000); "
     "TMA-stored C needs beta 0 and m * sizeof(C) a multiple of 16 bytes";
 
+// The f16 and bf16 rows of a Hopper step (`level` 6-14); the last, step 14, is the one `auto` serves.
 template <class Step>
 void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
               const char* description) {
     using Cfg = typename Step::Cfg;
-    add_half_pair(table, f16_name, bf16_name, level, description,
-                  Step::kPadsUnaligned ? kPaddedFastPath : kTmaFastPath, 16, tile_of<Cfg>(),
-                  launch_hopper_step<Step>, entry_of<Step::template kernel<half, half, false, false>()>,
-                  entry_of<Step::template kernel<bf16, bf16, false, false>()>,
-                  step_smem_bytes<Step, half>(), 90, Step::kPadsUnaligned);
+    add_half_pair(table,
+                  {.name = f16_name, .level = level, .min_sm = 90,
+                   .description = description,
+                   .fast_path = Step::kPadsUnaligned ? kPaddedFastPath : kTmaFastPath,
+                   .fast_alignment = 16, .tile = tile_of<Cfg>(),
+                   .serves_auto = level == 14, .rules = PlanRules::kHopper,
+                   .launch = launch_hopper_step<Step>,
+                   .entry = entry_of<Step::template kernel<half, half, false, false>()>,
+                   .dynamic_smem_bytes = step_smem_bytes<Step, half>(),
+                   .copies_unaligned = Step::kPadsUnaligned},
+                  bf16_name, entry_of<Step::template kernel<bf16, bf16, false, false>()>);
 }
 
-// A TF32 step's row: FP32 data on wgmma's TF32 path, every op (launch_tf32_step).
+// A TF32 step's row (`level` 7-9; `auto` serves 9): FP32 data on wgmma's TF32 path, every op
+// (launch_tf32_step).
 template <class Step>
 void add_tf32_step(std::vector<KernelInfo>* table, const char* name, int level, const char* description,
                    const char* fast_path) {
-    table->push_back({name, level, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, 90, description, fast_path, kAllOps,
-                      16, tile_of<Tf32Cfg>(), supports_tf32, launch_tf32_step<Step>,
-                      entry_of<Step::template kernel<float, float, false, false>()>,
-                      step_smem_bytes<Step, float>(), runs_wgmma_tf32, /*copies_unaligned=*/true});
+    table->push_back({.name = name, .level = level, .min_sm = 90,
+                      .dtype = GEMMKIT_R_32F, .compute = GEMMKIT_COMPUTE_32F_FAST_TF32,
+                      .description = description,
+                      .fast_path = fast_path,
+                      .fast_ops = kAllOps, .fast_alignment = 16, .tile = tile_of<Tf32Cfg>(),
+                      .serves_auto = level == 9, .rules = PlanRules::kTf32Hopper,
+                      .supports = supports_tf32, .launch = launch_tf32_step<Step>,
+                      .entry = entry_of<Step::template kernel<float, float, false, false>()>,
+                      .dynamic_smem_bytes = step_smem_bytes<Step, float>(),
+                      .truncates_tf32 = runs_wgmma_tf32,
+                      .copies_unaligned = true});
 }
 
 }  // namespace
@@ -255,9 +250,20 @@ bool hopper_code_loaded() {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = loaded.find(device);
     if (it == loaded.end()) {
+        // The first GEMM on a device may come while a stream is being captured into a graph: read
+        // the flag on a stream of its own, which waits for no other, in relaxed capture mode
+        // (which permits these calls in this thread while another stream captures).
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        cudaThreadExchangeStreamCaptureMode(&mode);
         int flag = 0;
-        const bool read = cudaMemcpyFromSymbol(&flag, hopper_code_flag, sizeof flag) == cudaSuccess;
+        cudaStream_t own = nullptr;
+        bool read = cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) == cudaSuccess;
+        read = read && cudaMemcpyFromSymbolAsync(&flag, hopper_code_flag, sizeof flag, 0, cudaMemcpyDeviceToHost,
+                                                 own) == cudaSuccess;
+        read = read && cudaStreamSynchronize(own) == cudaSuccess;
+        if (own != nullptr) cudaStreamDestroy(own);
         if (!read) cudaGetLastError();  // no image for this device: not an error of the next launch
+        cudaThreadExchangeStreamCaptureMode(&mode);
         it = loaded.emplace(device, read && flag == 1).first;
     }
     return it->second;

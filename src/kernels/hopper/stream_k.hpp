@@ -2,7 +2,7 @@
 //
 // With whole tiles, a grid of G clusters runs P pair-tiles in ceil(P / G) rounds, and in the
 // last round only P % G clusters work: 4097^3 BF16 has 289 pair-tiles on 66 clusters, 4.38
-// rounds' work in 5, 12% of the machine idle. Here the last P % G pair-tiles are laid end to end
+// rounds' work in 5. Here the last P % G pair-tiles are laid end to end
 // as one run of slabs and cut into G equal shares, one a cluster (stream-K, Osama et al., PPoPP
 // 2023). The other tiles stay whole: every cluster runs the same number of them first.
 //
@@ -30,34 +30,24 @@ namespace gemmkit::hopper {
 // split costs a round trip of FP32 partial sums through L2 (128 KiB a CTA, left by a piece and
 // added by a later one) and a second prologue and epilogue a piece, so it is done only where it
 // buys back much idle machine:
-//  - after whole rounds, a last round at least half idle: splitting it at 4096^3 (58 of 66
-//    clusters busy, 8 slabs a cluster to gain) made the kernel 3% slower than whole tiles on the
-//    H100 (BF16), and splitting one more round as well 6% slower. A single round (fewer
-//    pair-tiles than clusters) is left to the cost below however busy it is: 1536 x 1536 x 4096
-//    (36 of 66 busy, 64 slabs) ran 8% faster split (TF32 22%), 1536 x 1536 x 8192 20% (23%);
-//    1536 x 1536 x 3072 (48 slabs, saves 21.8 against a cost of 21.2) the same either way;
+//  - after whole rounds, a last round at least half idle: splitting a busier one (4096^3: 58 of
+//    66 clusters busy) or one more round as well made the kernel slower
+//    (docs/ladder/hopper.md#lab-step-12). A single round (fewer pair-tiles than clusters) is
+//    left to the cost below however busy it is (docs/ladder/hopper.md#lab-single-round-split);
 //  - shares of at least kMinShareSlabs slabs (the schedule needs one). After whole rounds that
 //    needs every cluster to get as many; a single round too short for that is shared out over
 //    as many clusters as it gives kMinShareSlabs each, at least two a tile, the others idle;
 //  - more slabs saved a cluster than the split costs, by a cost fitted to H100 runs where every
-//    tile was split over 66 clusters (docs/ladder.md): ~15 slabs' time, plus ~3.4 for each piece
-//    a tile is cut into. 1000 x 1000 x 2000 (16 pair-tiles of 32 slabs, ~4 pieces each) saves
-//    24 slabs a cluster, costs ~29, and ran 10% slower split; with TF32's 63 slabs it saves 48
-//    and ran 1.3x faster; 512 x 512 x 8192 (4 tiles of 128 slabs, ~16 pieces each) saves 120,
-//    costs ~71, and ran 1.6x faster.
+//    tile was split over 66 clusters: kSplitCostSlabs, plus kPieceCostSlabs for each piece a
+//    tile is cut into (docs/ladder/hopper.md#lab-fitted-cost).
 //    That cost was fitted while a tile's last piece added the others' sums one after another;
 //    they now add along a tree (TileSumTree), which costs the same with a few pieces a tile and
 //    less with many (not refitted). A round shared over fewer clusters, in shares of 4 slabs,
-//    is charged the 15 slabs alone: on the H100 (16-bit, 64 x 64 tiles, against whole tiles)
-//    64 x 64 x 16384 (one tile in 64 pieces) took 64% less time, 128 x 128 x 8192 and
-//    64 x 128 x 8192 (128 slabs, 32 pieces a tile) 39-41% less, where the per-piece cost would
-//    have kept them whole. There a slab is also counted as at least kFewerSlabScale of a
+//    is charged kSplitCostSlabs alone, as the per-piece cost would have kept tiles whole that
+//    ran much faster split. There a slab is also counted as at least kFewerSlabScale of a
 //    128 x 256 one: with a few CTAs running, a small tile's slab waits on latency, not on the
-//    tensor cores (64 x 64 slabs took 0.19-0.3 us against 0.63 us for 128 x 256). A second run
-//    (fixed cost 5 against 15) found the split faster wherever tiles had 64 slabs or more
-//    (16-bit 64 x 64 x 4096 -17%, 128 x 128 x 4096 -12%, 128 x 256 x 4096 -8%; TF32 at k = 2048
-//    -19 to -35%) and slower with 32 (16-bit k = 2048, +23 to +33%) or 16 (256 x 256 x 1024
-//    on 128 x 256 pairs, +17%); the floor splits the first and not the others.
+//    tensor cores; with that floor the split is taken where it measured faster and not where
+//    it measured slower (docs/ladder/hopper.md#lab-tree-rules).
 // The cost is in slabs of a 128 x 256 tile (as long for TF32's slabs of 32 k as for 16-bit's of
 // 64). `tile_scale` is a CTA tile's area against 128 x 256: its slabs' time and its partial
 // sums scale with it; the rest of a split's cost (a prologue, an epilogue, waits) does not.
@@ -105,22 +95,17 @@ inline double schedule_slabs(int64_t pairs, int64_t clusters, int64_t slabs, dou
 }
 
 // A 128 x 192 tile's slab (Hopper step 14) against its area's share of a 128 x 256 one's time,
-// fitted to H100 runs of both sizes forced on 12 shapes (docs/ladder.md, "128 x 192 tiles over
-// several rounds"): 1.00-1.13 for 16-bit data, near 1.03 on the large shapes and higher where k
-// is short; 1.01-1.21 for TF32, whose A of op N is loaded into registers at the same cost for
-// fewer columns. Each is the smallest round value that picks the faster size on every shape.
+// fitted to H100 runs of both sizes forced on 12 shapes (docs/ladder/hopper.md#lab-128x192-rounds):
+// higher for TF32, whose A of op N is loaded into registers at the same cost for fewer columns.
+// Each is the smallest round value that picks the faster size on every shape.
 inline constexpr double kMidSlabPenalty16Bit = 1.05, kMidSlabPenaltyTf32 = 1.15;
 
 // Whether smaller tiles serve a problem whose tiles (`pairs` pair-tiles of `scale` times a
 // 128 x 256 tile on `clusters` clusters) already leave half of the clusters idle: unless
 // stream-K cuts those along k while the small ones (`small_pairs` of `small_scale` on
 // `small_clusters`) would run whole, fewer than the SMs, each for all of k.
-// For 64 x 64 tiles against pairs of 128 x 64 (H100, 16-bit and TF32, time on 64 x 64 tiles
-// against 128 x 64 pairs): both whole, 512^3 -9%, 512 x 512 x 6144 -24%, TF32 512 x 512 x 2048
-// -16 to -22%; both cut, 128 x 128 x 32768 -31 to -35% (33 pieces a tile against 66), 200 x 250 x
-// 12000 -6 to -14%, and with the partial sums added along a tree, 64 x 64 x 65536 (132 pieces
-// against 66) -9% (TF32 -11%), 64 x 192 x 32768 -13%; only the 128 x 64 pairs cut, 512 x 512 x
-// 8192 +13 to +17%, 384 x 384 x 8192 +31%, TF32 256 x 1024 x 4096 +15 to +40%. (A 64 x 64 tile
+// 64 x 64 tiles beat pairs of 128 x 64 where both run whole or both are cut, and lost where only
+// the pairs were cut (docs/ladder/hopper.md#lab-64x64-tiles, #lab-tree-rules). (A 64 x 64 tile
 // runs one consumer warpgroup, at a lower rate an SM: what it gains is SMs.)
 inline bool small_tiles_pay(int64_t pairs, int64_t clusters, double scale, int64_t small_pairs, int64_t small_clusters,
                             double small_scale, int64_t slabs) {
@@ -133,18 +118,16 @@ inline bool small_tiles_pay(int64_t pairs, int64_t clusters, double scale, int64
 // their width past C's last column (256 x 256 pairs a quarter used; 128 x 64 tiles paired along
 // n, half: the partner CTA is all past it). 64 x 64 tiles fit C; they run where their `tiles`
 // fill half of the `sms` SMs at least, fewer being left to the other rules, which cut them along
-// k (1024 x 64 x 8192: 16 such tiles ran 16% slower than 128 x 64 pairs split). Measured on the
-// H100 (16-bit, NN / TN, % of cuBLAS): 14336 x 64 x 4096 77-81 -> 95-96 / 85-86 -> 98, 8192 x 64 x
-// 8192 92-93 -> 97 / 96-97 -> 98, 8192 x 32 x 8192 91-92 -> 96-98 / 96-97 -> 98.
+// k (fewer such tiles ran slower than 128 x 64 pairs split). Measured:
+// docs/ladder/hopper.md#lab-few-columns.
 inline bool column_tiles_pay(int64_t tiles, int64_t sms) { return 2 * tiles >= sms; }
 
 // Step 10's 64 x 64 tiles with a ring of 12 stages instead of 8 (the shared memory holds 13),
 // where they stream their operands through a single partial round: at least a third of the SMs
 // and fewer tiles than SMs (stream-K then cuts each in two or three), each of kDeepRingMinSlabs
-// slabs or more. There, four more slabs in flight a CTA ran 4096 x 64 x 4096 (64 tiles of 64
-// slabs) 5-14% faster, 4096 x 32..128 x 4096 and 4096 x 64 x 2048 4-10%, 3072 x 96 x 3072 3-4%;
-// with fewer tiles or slabs they lost 3-5% (1024 x 128 x 4096, 1024 x 64 x 8192, 2048 x 64 x
-// 2048: H100, 16-bit; not explained), and past a round they were within noise.
+// slabs or more. There four more slabs in flight a CTA ran faster; with fewer tiles or slabs
+// they lost (not explained), and past a round they were within noise
+// (docs/ladder/hopper.md#lab-few-columns).
 inline constexpr int kDeepRingMinSlabs = 32;
 inline bool deep_ring_pays(int64_t tiles, int64_t sms, int64_t slabs) {
     return 3 * tiles >= sms && tiles < sms && slabs >= kDeepRingMinSlabs;
@@ -208,10 +191,9 @@ struct StreamKSplit {
 
 // Which earlier pieces' partial sums a piece of a split tile adds: a binary (Fenwick) tree, so
 // that a tile cut into P pieces makes its last piece wait for about log2(P) sums, not P - 1 read
-// one after another at ~0.5 us each. Against that plain order (H100, NN): 64 x 64 x 65536 on
-// 128 x 64 pairs, 66 pieces, FP16 0.057 -> 0.028 ms, TF32 -45%; 128 x 128 x 32768 (33 pieces)
-// FP16 -30%, TF32 -25%; FP64 step 08 128 x 128 x 65536 (132 pieces) -57%; 2-5 pieces a tile
-// (4097^3, 1000 x 1000 x 5000) the same. Pieces are numbered from the tile's first slab: piece i ran on cluster
+// one after another at ~0.5 us each: it takes a quarter to half of the time off tiles of 33-132
+// pieces, and is the plain order's speed with 2-5 (docs/ladder/hopper.md#lab-sum-tree).
+// Pieces are numbered from the tile's first slab: piece i ran on cluster
 // earlier_from + i. A piece i that does not end the tile adds pieces i - 1, i - 2, i - 4, ... for
 // steps below the lowest set bit of i + 1 and leaves the sum of pieces i + 1 - lowbit(i + 1) .. i;
 // the last piece adds the sums that cover pieces 0 .. i - 1: piece i - 1's, then for j = i - 1

@@ -76,9 +76,8 @@ cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype 
     const cuuint32_t box[2] = {box_rows, box_cols};
     const cuuint32_t element_strides[2] = {1, 1};
     // L2 fetches a box's lines in 256-byte pairs. Where columns start off 128-byte lines, each
-    // 128-byte row of a box spans two lines, and promoting both to 256 bytes cost (H100, step 14
-    // and TF32 09 against 256-byte promotion, A as it is): 128 bytes ran 1000^3 6%, 3000^3 13%,
-    // 6000^3 4% and TF32 5000^3 9% faster; no promotion about as fast, but 3% slower at 5000^3.
+    // 128-byte row of a box spans two lines, and promoting both to 256 bytes fetches up to four
+    // times its bytes: 128 bytes ran faster there (docs/ladder/hopper.md#lab-l2-promotion).
     const CUtensorMapL2promotion promotion =
         on_128_byte_columns(base, ld, type) ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     const CUresult res = encode(map, map_type(type), 2, const_cast<void*>(base), dims, col_stride_bytes, box,

@@ -34,17 +34,11 @@ bool tma_reads_operands(const Problem& p);
 // Whether copying A into a workspace of 128-byte columns pays although TMA can read it: an A
 // whose columns start on odd multiples of 16 bytes (16-bit lda = 4104, 5000, 8200, FP32 lda =
 // 4100, 5004, or a base 16 bytes into a 32-byte sector), of at least kCopyAMinBytes, with n of
-// at least kCopyAMinN. TMA reads each 128-byte row of such a slab's box in more L2 requests
-// (ncu, 3000^3 FP16: 2.4x the requests of 3072^3, 1.3x the sectors). While the tensor maps
-// promoted L2 fetches to 256 bytes that cost 12-21% at 4104^3-8200^3, and the copy paid from
-// 2^23 elements of A. With 128-byte promotion for such maps (encode_tensor_map) the GEMM on A as
-// it is ran faster than the copy plus the GEMM on it (H100, time against the copy): FP16 3000^3
-// -8%, 6008^3 -6%, 7000^3 -4%, 8200^3 -2 to -3% (A 134 MB); TF32 4100^3 -6%, 5004^3 -3%, 6004^3
-// -4% (A 144 MB), 6500^3 -3% (169 MB); FP16 9208^3 -2% (170 MB); even at FP16 10008^3 (200 MB,
-// +0.7%) and TF32 7004^3 (196 MB, +0.4 to +2%); the copy paid at FP16 11000^3 (242 MB, +6%) and
-// TF32 8196^3 (269 MB, +1 to +7%). A's copy is one pass over its bytes against a GEMM that reads
-// them n / BN times, more of them from DRAM the larger A is; the break-even lies near 200 MB for
-// both types (docs/ladder.md, "Columns off 32-byte boundaries").
+// at least kCopyAMinN. TMA reads each 128-byte row of such a slab's box in more L2 requests.
+// With 128-byte L2 promotion for such maps (encode_tensor_map) the GEMM on A as it is runs
+// faster than the copy plus the GEMM on it up to about 200 MB of A: A's copy is one pass over
+// its bytes against a GEMM that reads them n / BN times, more of them from DRAM the larger A is
+// (docs/ladder/hopper.md#lab-a-copy, #lab-a-copy-bytes).
 inline constexpr int64_t kCopyAMinN = 3000, kCopyAMinBytes = int64_t{192} << 20;
 bool copies_pay_for_a(const Problem& p);
 
@@ -57,8 +51,9 @@ struct OperandCopies {
 OperandCopies operand_copies(const Problem& p);
 
 // Whether step 6 may write p's C with TMA stores: 16-bit or FP32 C, not read (beta == 0),
-// addressable, and its columns whole 16-byte chunks (m a multiple of 8, or of 4 for FP32). Measured on an H200: a TMA store clips the contiguous dimension only to
-// whole 16-byte chunks, so with m % 8 != 0 it wrote up to 7 elements past m in every column.
+// addressable, and its columns whole 16-byte chunks (m a multiple of 8, or of 4 for FP32): a TMA
+// store clips the contiguous dimension only to whole 16-byte chunks, so with m % 8 != 0 it wrote
+// up to 7 elements past m in every column (docs/ladder/hopper.md#lab-steps-06-14).
 bool tma_writes_c(const Problem& p);
 
 }  // namespace gemmkit::hopper

@@ -65,7 +65,8 @@ __device__ __forceinline__ void mma_slab_tf32_from_set(float (&acc)[SlabB::MN / 
     for (int s = 0; s < kSteps; ++s)
         ptx::wgmma_m64k8_tf32<SlabB::MN>(acc, frag[s], SlabB::descriptor(b, 0, 8 * s), accumulate || s > 0);
     // Committed here, not after the caller's branch on the set: ptxas closes a group that ends
-    // at a join with an extra wgmma, whose wait then covered this slab's (measured 10% slower).
+    // at a join with an extra wgmma, whose wait then covered this slab's
+    // (docs/ladder/hopper.md#lab-tf32-fragment-sets).
     ptx::wgmma_commit();
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) keep_in_registers(frags.set[kSet ^ 1][s]);  // the last slab's, in flight

@@ -6,8 +6,7 @@
 // threads of a warp write C ldc floats apart and read B ldb floats apart: 32 separate
 // 32-byte sectors per access where one 128-byte line would do. Step 02 only swaps x and y.
 // Preconditions: none (any m, n, k, ld, op, 4-byte alignment).
-// Measured (H100, commit 9f6b446): 4096^3 at 0.5 TFLOP/s, 1.0% of cuBLAS.
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-01.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

@@ -7,8 +7,7 @@
 // What remains: every operand element is re-read from global memory (L1/L2) by each
 // thread that needs it: 2 loads per FMA, about 0.25 FLOP per byte.
 // Preconditions: none. Full speed with op(A) = N (with T, A's reads stride by lda).
-// Measured (H100, commit 9f6b446): 4096^3 at 6.3 TFLOP/s, 12.6% of cuBLAS.
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-02.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

@@ -6,8 +6,7 @@
 // per thread: 32x fewer global loads, about 8 FLOP per byte of global traffic.
 // What remains: still 2 shared loads per FMA, so the shared-memory pipe is the limit.
 // Preconditions: none. Full speed for all four ops (the slab loader follows the layout).
-// Measured (H100, commit 9f6b446): 4096^3 at 5.0 TFLOP/s, 10.0% of cuBLAS.
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-03.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

@@ -8,8 +8,7 @@
 // What remains: scalar loads, and a warp's op(A) reads fall 4 to a bank (16 threads read
 // addresses 8 floats apart): step 06 vectorizes, step 07 removes the conflicts.
 // Preconditions: none. Full speed for all four ops.
-// Measured (H100, commit 9f6b446): 4096^3 at 29.2 TFLOP/s, 57.3% of cuBLAS.
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-05.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

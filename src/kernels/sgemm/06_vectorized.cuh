@@ -9,8 +9,7 @@
 // What remains: lanes l and l+4 of a quarter-warp read op(A) addresses 128 bytes apart: a
 // 2-way bank conflict on every A read. Step 07 removes it.
 // Preconditions: none for correctness; full speed with 16-byte alignment (else scalar loads).
-// Measured (H100, commit 9f6b446): 4096^3 at 31.7 TFLOP/s, 62.0% of cuBLAS.
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-06.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

@@ -8,8 +8,7 @@
 // What remains: each k step's LDS.128s sit right before the FMAs that need them, so shared
 // latency is exposed 8 times per slab. Step 09 prefetches those too.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 9f6b446): 4096^3 at 43.6 TFLOP/s, 85.2% of cuBLAS.
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-08.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

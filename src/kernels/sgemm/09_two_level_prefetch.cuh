@@ -8,10 +8,8 @@
 // What remains: a warp's 32 threads span all 128 rows of the tile, so per k step it reads
 // 128 op(A) + 16 op(B) floats where a squarer warp tile needs 96. Step 10 tiles per warp.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 9f6b446): 4096^3 at 40.9 TFLOP/s, 79.7% of cuBLAS.
-// All sizes: docs/ladder.md. Slower than 08 here, against the prediction: the second set of
-// fragments takes it to ~140 registers, so only one block (8 warps) fits per SM instead of two
-// (gemmkit explain shows it); step 11 gets the registers back, step 12 the speed.
+// Measured: docs/ladder/fp32.md#step-09. Slower than 08, against the prediction: the extra
+// registers leave one block (8 warps) per SM instead of two (gemmkit explain shows it).
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

@@ -8,10 +8,8 @@
 // Bottleneck it removes: shared-memory bandwidth per FMA, and the scattered footprint of a
 // warp's C writes (a 64x32 window instead of one spanning all 128 rows).
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 9f6b446): 4096^3 at 40.9 TFLOP/s, 79.7% of cuBLAS.
-// All sizes: docs/ladder.md. Slower than 08 here, against the prediction: the second set of
-// fragments takes it to ~147 registers, so only one block (8 warps) fits per SM instead of two
-// (gemmkit explain shows it); step 11 gets the registers back, step 12 the speed.
+// Measured: docs/ladder/fp32.md#step-10. Slower than 08, against the prediction: the extra
+// registers leave one block (8 warps) per SM instead of two (gemmkit explain shows it).
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

@@ -8,8 +8,7 @@
 // and blocks fully inside the matrix load without bounds checks; only edge blocks and the
 // last partial slab pay for them. (4) Shared memory is dynamic, so tiles may exceed 48 KiB.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 9f6b446): 4096^3 at 45.5 TFLOP/s, 89.1% of cuBLAS (best configuration: sgemm.11_tuned_256x128x8).
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-11.
 #pragma once
 
 #include "kernels/sgemm/common.cuh"

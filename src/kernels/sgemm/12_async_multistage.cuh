@@ -11,12 +11,7 @@
 // FMAs (~2000 cycles per scheduler) barely cover a DRAM round trip; now 2-3 slabs are in
 // flight, and no registers or STS instructions are spent on staging.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 8744580): 4096^3 at 49.5 TFLOP/s, 95.9% of cuBLAS (best configuration: sgemm.12_async_256x128x16_s3).
-// With the edge-free first main loop for NN over 256 slabs or more (commit 948f594, through
-// `auto`): 4096^3 51.0-51.3 TFLOP/s, 99.5-101.1%; 8192^3 52.3-52.4, 101.6-101.9%. With one
-// edge-free loop for NN with whole slabs (commit 4065a7e, ladder table): 256x128x16_s3 51.4
-// TFLOP/s at 4096^3 (100.1%), 50.5 at 8192x8192x1024 (100.8%; 96.9% before).
-// All sizes: docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-12 (the edge-free loops: its lab notes).
 #pragma once
 
 #include <type_traits>
@@ -28,11 +23,9 @@ namespace gemmkit::sgemm {
 
 // TunedCfg plus the depth of the shared-memory ring, and the bursts a slab's copies are
 // issued in when B is contiguous along k (op N, copied 4 bytes at a time). In one burst, a
-// thread's 12 LDGSTS (8 of them 4-byte) filled the LSU queue (ncu, H100, 4096^3 NN:
-// lg_throttle stalls, absent from NT). Two bursts, H100, 256x128x16_s3 NN: -1.8% time at
-// 8192^3, -1.6% at 8192x8192x1024, -1.9% at 2048x2048x1024, equal at 4096^3; but BK 8 and
-// 64x64 configurations lost 5-15%, and 4 or more bursts lost everywhere (each burst repeats
-// address arithmetic). Operands along mn (NT, TT) keep one burst: two lost 1-4% there.
+// thread's 12 LDGSTS (8 of them 4-byte) fill the LSU queue (lg_throttle stalls); two bursts
+// help BK-16 NN, while BK 8, 64x64 and operands along mn (NT, TT) keep one, and more bursts
+// lose everywhere (each repeats the address arithmetic). Measured: docs/ladder/fp32.md#lab-h100.
 template <int BM_, int BN_, int BK_, int QM_, int QN_, int kLanesM_, int kMinBlocks_, int kStages_, int kBurstsBN_ = 1, bool kWholeLoop_ = false>
 struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
     using Base = TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_>;
@@ -51,11 +44,8 @@ struct AsyncCfg : TunedCfg<BM_, BN_, BK_, QM_, QN_, kLanesM_, kMinBlocks_> {
 // (coalesced), 4-byte copies. Unaligned operands along mn: with kElementCopies, single elements
 // as well, consecutive threads taking consecutive addresses (a warp's copy reads 128 contiguous
 // bytes); otherwise a group of 4 a thread in four 4-byte copies (each warp-wide copy spread over
-// 512 bytes). H100, 4097^3, against groups in the same run: elements for A gained 2-5 points of
-// cuBLAS in NN (64x128: 92.0 -> 96.9%); for B they lost in TT with BN 128 (128x128: 88 -> 81.5%;
-// 64x128: 89.5 -> 88.3%) and won with BN 64 (128x64: 88.8 -> 91.8%, its split-K form 88.9 ->
-// 91.5%, 64x64x8: 84.8 -> 87.5%; NT within -1.2..+2.7, 1000^3 within +-1). So A takes elements,
-// and B takes them when BN is 64 or less.
+// 512 bytes). A takes elements, and B takes them when BN is 64 or less: with BN 128 they lost
+// (docs/ladder/fp32.md#lab-h100, docs/ladder/fp32.md#lab-tuning-per-op).
 // Addresses are computed once; advance() moves to the next slab.
 template <int BK, int BMN, int kThreads, bool kMnContiguous, bool kVec, bool kElementCopies = false>
 struct AsyncSlabCopy {
@@ -146,20 +136,14 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
     // With kEdgeFreeLoop, the main loop runs in two copies: while the refill (slab t + S - 1)
     // lies wholly inside A and B (below full_end), without the copies' edge path, which ptxas
     // otherwise if-converts into every slab (256x128x16_s3: 1414 instructions a slab of 1024
-    // FFMAs against 1170); then the rest. Measured on the H100 through `auto`, against the one
-    // loop (% of cuBLAS): NN 4096^3 96.7 -> 98.9-99.1, 8192^3 97.5 -> 101.6; but NT, TN, TT lost
-    // 0.5-4.4 points at 4096^3 and 8192^3, unaligned 4097^3 2.5-5, and split-K's short k ranges
-    // (1000^3, 512x512x4096) 3-8; NN with k = 1024 (64 slabs: 62 in the first loop, 2 in the
-    // second) lost 6-9 (4096-16384 x 1024: 88.1-90.5% against 96.4-97.2%). So only NN with
-    // 16-byte copies takes it, over 256 slabs or more.
+    // FFMAs against 1170); then the rest. Only NN with 16-byte copies takes it, over 256 slabs
+    // or more: the other ops, unaligned shapes, split-K's short k ranges and NN at k = 1024 lost
+    // with it (docs/ladder/fp32.md#lab-edge-free-loop).
     // Configurations with kWholeLoop run every slab in the first copy when every slab is whole
     // (k a multiple of BK): the refills past the last slab copy the last slab again (valid
     // addresses, into a slot no one reads), as a branch around them would split the unrolled
-    // body (it cost 7-8 points). H100, NN, % of cuBLAS in the same run, against the two copies
-    // (or, below 256 slabs, the one loop): 256x128x16_s3/s4 at 2048/4096/8192/16384 x 1024
-    // 89-91 -> 96-97, 95.5 -> 99.6, 97.0 -> 100.1, 97.5 -> 100.3; 4096^3 99.4 -> 99.6, 8192^3
-    // 101.7 -> 100.7; 128x128x16 +0.3-2.5 points. Other ops were mixed (NT +1, TT -6 to -8) and
-    // 64x128's NN lost 1-2 at k = 1024: they do not take it.
+    // body. It wins for 256x128x16 and 128x128x16 NN; other ops and 64x128 do not take it
+    // (docs/ladder/fp32.md#lab-tuning-per-op, step 4).
     constexpr bool kEdgeFreeLoop = !kTransA && !kTransB && kVec;
     constexpr int kMinEdgeFreeSlabs = 256;
     const bool whole = Cfg::kWholeLoop && kEdgeFreeLoop && inside_mn && g.k % Cfg::BK == 0;
@@ -226,8 +210,7 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
 #pragma unroll
                 for (int c = 0; c < Cfg::TN; ++c) acc[r][c] += rA[p % 2][r] * rB[p % 2][c];
             // Refill slab t-1's slot (S-1 slabs ahead) once the first FMAs are issued, so the
-            // copies' address arithmetic does not delay them. Measured on an H200 at 4096^3:
-            // +1-2% against issuing before them; issuing after step 2 or 8 lost 2%.
+            // copies' address arithmetic does not delay them (docs/ladder/fp32.md#lab-h200).
             if (p < kBursts) issue_next_slab(p, refill_full);
         }
     };

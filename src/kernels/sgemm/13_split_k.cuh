@@ -11,15 +11,15 @@
 // Problems that fill the GPU, or whose k is too short to split, run step 12's kernel unchanged,
 // as do calls where the workspace cannot be allocated.
 // Preconditions: none for correctness; full speed with 16-byte alignment.
-// Measured (H100, commit 48cee1a, % of cuBLAS; step 12's same tile in brackets): 1000^3 NN 91.4%
-// (80.7%), 512x512x4096 NN 94.3% (24.8%), 256x256x8192 91-104% (8-9%). docs/ladder.md.
+// Measured: docs/ladder/fp32.md#step-13.
 #pragma once
 
 #include <algorithm>
 
 #include "kernels/sgemm/12_async_multistage.cuh"
-#include "device_state.hpp"
+#include "kernels/sgemm/split_k_policy.hpp"
 #include "kernels/workspace.hpp"
+#include "plan/plan.hpp"
 
 namespace gemmkit::sgemm {
 
@@ -53,35 +53,13 @@ __global__ void split_k_reduce_kernel(GemmArgs<float> g, int splits, const float
         }
 }
 
-// How many k ranges to split a problem of `tiles` tiles into, on `slots` concurrent blocks:
-// enough to fill the slots, each range at least kMinSlabs slabs (shorter ones would spend
-// more on the partial sums than they save). 1: no split.
-inline int split_k_count(int64_t tiles, int64_t slots, int64_t k, int bk) {
-    constexpr int kMinSlabs = 8, kMaxSplits = 16;
-    if (tiles <= 0 || tiles * 2 > slots) return 1;  // at least half the slots filled already
-    const int64_t by_slots = slots / tiles, by_depth = k / (static_cast<int64_t>(kMinSlabs) * bk);
-    return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_slots, by_depth, kMaxSplits})));
-}
-
-// Blocks of split_k_kernel<Cfg> an SM of the current device holds (the ops' kernels share its
-// resources; the answer is cached, resident_blocks_per_sm).
+// Runs plan's split (plan_split_k, src/plan/sgemm_rules.cu): `pieces` ranges of k, or step 12's
+// kernel alone where the plan splits nothing or the workspace cannot be allocated.
 template <class Cfg>
-cudaError_t split_k_blocks_per_sm(int* per_sm) {
-    const void* probe = reinterpret_cast<const void*>(split_k_kernel<Cfg, false, false, true>);
-    return resident_blocks_per_sm(probe, Cfg::kThreads, Cfg::kSmemBytes, per_sm);
-}
-
-template <class Cfg>
-cudaError_t launch_split_k(const Problem& p, cudaStream_t stream) {
+cudaError_t launch_split_k(const Problem& p, const Plan& plan, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    const int64_t tiles = static_cast<int64_t>(grid.x) * grid.y;
-    DeviceState dev;  // SM count, cached per device
-    if (current_device(&dev) != GEMMKIT_SUCCESS) return launch_async_multistage<Cfg>(p, stream);  // its error then
-    int per_sm = 0;
-    cudaError_t err = split_k_blocks_per_sm<Cfg>(&per_sm);
-    if (err != cudaSuccess) return err;
-    const int splits = split_k_count(tiles, static_cast<int64_t>(dev.sm_count) * per_sm, p.k, Cfg::BK);
-    if (splits == 1) return launch_async_multistage<Cfg>(p, stream);
+    const int splits = plan.split.kind == SplitKind::kSplitK ? static_cast<int>(plan.split.pieces) : 1;
+    if (splits <= 1) return launch_async_multistage<Cfg>(p, stream);
 
     // Whole slabs a range, so only the last range ends in a partial slab.
     const int64_t slabs = (p.k + Cfg::BK - 1) / Cfg::BK;
@@ -94,7 +72,7 @@ cudaError_t launch_split_k(const Problem& p, cudaStream_t stream) {
     }
     float* partials = static_cast<float*>(workspace);
     const GemmArgs<float> args = make_args<float>(p);
-    err = with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
+    cudaError_t err = with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
         return launch_with_smem(split_k_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>,
                                 dim3(grid.x, grid.y, used), Cfg::kThreads, Cfg::kSmemBytes, stream, args, k_split,
                                 partials);

@@ -10,7 +10,7 @@ namespace {
 
 template <class Cfg>
 KernelInfo async_row(const char* name, const char* description) {
-    return tuned_config_row<Cfg>(name, 12, 80, description, launch_async_multistage<Cfg>,
+    return tuned_config_row<Cfg>(name, 12, 80, description, runs_alone<launch_async_multistage<Cfg>>,
                                  entry_of<&async_multistage_kernel<Cfg, false, false, true>>);
 }
 
@@ -25,9 +25,7 @@ void add_async_kernels(std::vector<KernelInfo>* table) {
         "sgemm.12_async_256x128x8_s3", "256x128 tile, BK 8, 16x8 per thread, warps 64x64, 3 stages"));
     table->push_back(async_row<AsyncCfg<128, 128, 16, 2, 2, 8, 2, 3, 2, true>>(
         "sgemm.12_async_128x128x16_s3", "128x128 tile, BK 16, 8x8 per thread, warps 64x32, 3 stages, 2 blocks/SM, op(B) N copies in 2 bursts"));
-    // Half the 128x128 tile: twice the blocks for small problems (H100, NN / TN, % of cuBLAS:
-    // 1024^3 98.5 / 99.9% for 128x64 against 90-92 / 88% for the earlier best, 64x64x8; 1000^3
-    // 81-85 / 95-97% against 77 / 91%; 4097^3 64x128 92.7 / 101.1% against 90.2 / 95.6%).
+    // Half the 128x128 tile: twice the blocks for small problems (docs/ladder/fp32.md#lab-h100).
     table->push_back(async_row<AsyncCfg<128, 64, 16, 2, 2, 8, 2, 3>>(
         "sgemm.12_async_128x64x16_s3", "128x64 tile, BK 16, 8x8 per thread, warps 64x32, 3 stages, 2+ blocks/SM"));
     table->push_back(async_row<AsyncCfg<64, 128, 16, 2, 2, 4, 2, 3>>(

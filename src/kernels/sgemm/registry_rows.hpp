@@ -19,12 +19,20 @@ inline constexpr const char* kVec4FastPath =
 inline constexpr unsigned kOpsWithAN = op_bit(GEMMKIT_OP_N, GEMMKIT_OP_N) | op_bit(GEMMKIT_OP_N, GEMMKIT_OP_T);
 
 // A row of the tuned steps 11-13: a configuration Cfg that serves every op, at full speed with
-// 16-byte alignment. entry: its NN, vectorized kernel (entry_of<&kernel<Cfg, false, false, true>>).
+// 16-byte alignment, and that `auto` may serve (the tuning table names them). entry: its NN,
+// vectorized kernel (entry_of<&kernel<Cfg, false, false, true>>).
 template <class Cfg>
 KernelInfo tuned_config_row(const char* name, int level, int min_sm, const char* description,
-                            cudaError_t (*launch)(const Problem&, cudaStream_t), const void* (*entry)()) {
-    return {name, level, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F, min_sm, description, kVec4FastPath, kAllOps, 16,
-            tile_of<Cfg>(), supports_f32_simt, launch, entry, Cfg::kSmemBytes};
+                            cudaError_t (*launch)(const Problem&, const Plan&, cudaStream_t), const void* (*entry)()) {
+    return {.name = name, .level = level, .min_sm = min_sm,
+            .dtype = GEMMKIT_R_32F, .compute = GEMMKIT_COMPUTE_32F,
+            .description = description,
+            .fast_path = kVec4FastPath,
+            .fast_ops = kAllOps, .fast_alignment = 16, .tile = tile_of<Cfg>(),
+            .serves_auto = true,
+            .supports = supports_f32_simt, .launch = launch,
+            .entry = entry,
+            .dynamic_smem_bytes = Cfg::kSmemBytes};
 }
 
 // Rows of the table, in ladder order (ladder.cu, tuned.cu, async.cu, split_k.cu).

@@ -9,7 +9,7 @@ namespace {
 
 template <class Cfg>
 KernelInfo tuned_row(const char* name, const char* description) {
-    return tuned_config_row<Cfg>(name, 11, 50, description, launch_tuned<Cfg>,
+    return tuned_config_row<Cfg>(name, 11, 50, description, runs_alone<launch_tuned<Cfg>>,
                                  entry_of<&tuned_kernel<Cfg, false, false, true>>);
 }
 

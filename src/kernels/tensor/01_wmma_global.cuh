@@ -21,8 +21,7 @@
 // matrix; any other tile (the m, n, k edges, misaligned operands) is first copied, with zero
 // fill, into a warp-private 16x16 shared buffer: correct and slower. C needs only its element
 // alignment: the epilogue goes through shared memory and scalar stores.
-// Measured (H200, no H100 was free; commit 29b6a7d; NN, % of cuBLAS with the same types):
-// 4096^3 51 TFLOP/s (FP16 7.0%, BF16 6.4%), 8192^3 55 / 54 TFLOP/s (7.1 / 6.7%). docs/ladder.md.
+// Measured: docs/ladder/tensor-cores.md#step-01.
 #pragma once
 
 #include <cstdint>

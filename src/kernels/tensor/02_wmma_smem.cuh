@@ -21,8 +21,7 @@
 // and ldb multiples of 8 elements (a template flag chosen at launch: 16-byte copies);
 // otherwise every element is copied on its own (2-byte loads, still coalesced). Edges are
 // zero-filled in shared memory. C needs only its element alignment.
-// Measured (H200, commit 29b6a7d; NN, % of cuBLAS with the same types): 4096^3 FP16 113
-// TFLOP/s (14.8%), BF16 101 (12.7%); 8192^3 118 / 104 (15.2 / 13.2%). docs/ladder.md.
+// Measured: docs/ladder/tensor-cores.md#step-02.
 #pragma once
 
 #include "kernels/tensor/01_wmma_global.cuh"

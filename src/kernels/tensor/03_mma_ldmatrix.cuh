@@ -13,8 +13,7 @@
 // one-fragment-at-a-time loads; ldmatrix.x4 feeds two mma per load.
 // Preconditions: none for correctness. Fast path: A and B 16-byte aligned with lda, ldb
 // multiples of 8 elements (16-byte loads); otherwise element loads.
-// Measured (H200, commit 29b6a7d; NN, % of cuBLAS with the same types): 4096^3 165 TFLOP/s
-// (FP16 22.3%, BF16 20.7%); 8192^3 168 (21.6 / 20.7%); 4097^3 83 (62%). docs/ladder.md.
+// Measured: docs/ladder/tensor-cores.md#step-03.
 #pragma once
 
 #include "kernels/tensor/mma_warp.cuh"

@@ -10,8 +10,7 @@
 // (the rest zero-filled), so edges cost nothing extra.
 // Preconditions: none for correctness. Fast path (cp.async): A and B 16-byte aligned with lda,
 // ldb multiples of 16 bytes. Other operands run step 03's register-staged kernel instead.
-// Measured (H200, commit 29b6a7d; NN, % of cuBLAS with the same types): 4096^3 FP16 419
-// TFLOP/s (54.5%), BF16 427 (53.3%); 8192^3 438 / 450 (56.4 / 55.6%). docs/ladder.md.
+// Measured: docs/ladder/tensor-cores.md#step-04.
 #pragma once
 
 #include <type_traits>
@@ -23,10 +22,9 @@ namespace gemmkit::tensor {
 
 // kEdgeFreeLoop: run the main loop in two copies, the first for the slabs whose refills lie
 // wholly inside A and B, with the copies' edge checks compiled out (ptxas otherwise
-// if-converts them into every slab). H100, 2026-11-24: TF32 (step 06) 36.0 -> 42.1-43.0% of
-// cuBLAS at 4096^3 and 34.5 -> 37.8-38.9% at 8192^3; FP16/BF16 step 04 lost 3-4 points at
-// 4096^3 (53.5-54.3 -> 49.7-50.5%) with it, though its loop fell from 276 to 139 instructions
-// a slab, so it keeps one loop; step 05's loop gained 7-13 points with it (05_tuned.cuh).
+// if-converts them into every slab). Step 05's loop and TF32 gain with it; FP16/BF16 step 04
+// loses with it despite half the instructions a slab, so it keeps one loop
+// (docs/ladder/tensor-cores.md#lab-edge-free-loop).
 // kCrossSlabFragments: step 05's main loop (05_tuned.cuh) instead of this step's.
 template <int BM, int BN, int BK, int WM, int WN, int kStages_, bool kEdgeFreeLoop_ = false,
           bool kCrossSlabFragments_ = false>

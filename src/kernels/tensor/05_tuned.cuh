@@ -18,20 +18,17 @@
 //
 // Bottleneck it aims at: the tensor pipe idle while every warp of a block waits for its
 // slab's first fragments, copies its next slab, or writes its tile. 8-warp blocks lost
-// against two 4-warp blocks an SM with step 04's loop (44-46% of cuBLAS against 54%); with all
-// three changes above they win.
+// against two 4-warp blocks an SM with step 04's loop; with all three changes above they win.
+// Small problems run 128 x 128 tiles (launch_tuned_typed), as 256 x 128 leaves most SMs idle.
 // Preconditions: as step 04.
-// Measured (H100, 2026-11-25, commits 03ba2cb and 4a5b2c9; NN, % of cuBLAS with the same
-// types): 4096^3 61.9-64.0% over 7 runs (FP16 497 TFLOP/s, BF16 503 in a device check);
-// 8192^3 59.1-65.7%: ~66% on a GPU not yet at its power cap, ~59% at it (its calls slow by 16%,
-// cuBLAS's by 4-7%); 2048^3 67-68%; 1024^3 41% on 128 x 128 tiles (launch_tuned_typed; 38% on
-// its 32 tiles of 256 x 128). Step 04's loop on the same tiles: 44%. docs/ladder.md.
+// Measured: docs/ladder/tensor-cores.md#step-05 (8192^3 and the power cap: #lab-step-05).
 #pragma once
 
-#include "device_state.hpp"
 #include "kernels/grouped_order.cuh"
 #include "kernels/tensor/04_cp_async_pipeline.cuh"
 #include "kernels/tensor/staged_epilogue.cuh"
+#include "plan/configs.hpp"
+#include "plan/plan.hpp"
 
 namespace gemmkit::tensor {
 
@@ -112,23 +109,23 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
         acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
 }
 
-// Cfg's tiles, or SmallCfg's where Cfg's would leave half the SMs or more idle: 1024^3 is 32
-// tiles of 256 x 128 for 132 SMs, and 64 of 128 x 128 at two blocks an SM run on twice the SMs
-// (H100, FP16/BF16: 40.6-41.0% of cuBLAS against 38%; TF32 41.6-42.2% against 33%). At 2048^3
-// (128 tiles, one round) the large tiles win (FP16/BF16 67-68%; TF32 53% against 47.6%).
+// Cfg's tiles, or SmallCfg's where the plan says so (plan_pipeline, src/plan/tensor_rules.cu:
+// where Cfg's would leave half of the SMs idle).
 template <class Cfg, class SmallCfg, class Order, class T, class TC>
-cudaError_t launch_tuned_typed(const Problem& p, cudaStream_t stream) {
-    const int64_t tiles = ceil_div(p.m, Cfg::BM) * ceil_div(p.n, Cfg::BN);
-    if (2 * tiles <= sm_count_or(132)) return launch_pipeline_typed<SmallCfg, Order, T, TC>(p, stream);
+cudaError_t launch_tuned_typed(const Problem& p, PipelineTiles tiles, cudaStream_t stream) {
+    if (tiles == PipelineTiles::kSmall) return launch_pipeline_typed<SmallCfg, Order, T, TC>(p, stream);
     return launch_pipeline_typed<Cfg, Order, T, TC>(p, stream);
 }
 
 // Step 05 as registered (FP16/BF16), and the Hopper steps' fallback.
-inline cudaError_t launch_tuned(const Problem& p, cudaStream_t stream) {
+inline cudaError_t launch_tuned(const Problem& p, PipelineTiles tiles, cudaStream_t stream) {
     return with_half_types(p, [&](auto t, auto tc) {
         return launch_tuned_typed<TunedCfg, TunedSmallCfg, TunedOrder, typename decltype(t)::type,
-                                  typename decltype(tc)::type>(p, stream);
+                                  typename decltype(tc)::type>(p, tiles, stream);
     });
+}
+inline cudaError_t launch_tuned_plan(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    return launch_tuned(p, static_cast<PipelineTiles>(plan.config), stream);
 }
 
 }  // namespace gemmkit::tensor

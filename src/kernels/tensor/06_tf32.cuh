@@ -8,11 +8,8 @@
 // is stored mn-major (A with op N, B with op T) fragments are read as 8-byte pairs of
 // interleaved rows, one LDS.64 a fragment pair (PairWordFragments, mma_slab.cuh).
 // Preconditions: FP32 A, B, C with GEMMKIT_COMPUTE_32F_FAST_TF32. Fast path as step 04.
-// Bottleneck left: the rounding. With the inputs truncated instead (no instruction) the same
-// kernel ran 58.0% / 56.0% of cuBLAS at 4096^3 / 8192^3 against 52.9% / 48.7%.
-// Measured (H100, 2026-11-25; NN, % of cuBLAS TF32): 4096^3 207-210 TFLOP/s (51.9-55.3%),
-// 8192^3 192-198 (48.7-50.3%), 2048^3 181 (53%), 1024^3 53 (41.6%, on 128 x 128 tiles).
-// Before (128 x 128 tiles, step 04's loop, cvt.rna, word reads): 42% and 39%. docs/ladder.md.
+// Bottleneck left: the rounding (the same kernel with the inputs truncated runs faster).
+// Measured: docs/ladder/tensor-cores.md#step-06 (the trials: #lab-tf32).
 #pragma once
 
 #include "kernels/tensor/05_tuned.cuh"
@@ -25,9 +22,12 @@ namespace gemmkit::tensor {
 using Tf32PipelineCfg = PipelineCfg<256, 128, 16, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
 using Tf32SmallCfg = PipelineCfg<128, 128, 16, 64, 64, 4, /*kEdgeFreeLoop=*/true>;
 
-// Step 06 as registered, and what the Hopper TF32 steps fall back to.
-inline cudaError_t launch_tf32(const Problem& p, cudaStream_t stream) {
-    return launch_tuned_typed<Tf32PipelineCfg, Tf32SmallCfg, TunedOrder, float, float>(p, stream);
+// Step 06 as registered, and what the Hopper TF32 steps fall back to: the plan's tiles.
+inline cudaError_t launch_tf32(const Problem& p, PipelineTiles tiles, cudaStream_t stream) {
+    return launch_tuned_typed<Tf32PipelineCfg, Tf32SmallCfg, TunedOrder, float, float>(p, tiles, stream);
+}
+inline cudaError_t launch_tf32_plan(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    return launch_tf32(p, static_cast<PipelineTiles>(plan.config), stream);
 }
 
 }  // namespace gemmkit::tensor

@@ -33,20 +33,20 @@ inline bool supports_tf32(const Problem& p, std::string* why) {
     return has_types(p, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, "TF32", "GEMMKIT_COMPUTE_32F_FAST_TF32", why);
 }
 
-// The "f16." and "bf16." rows of one kernel: one launch function (it dispatches on the types),
-// an NN entry point per type for the resource reports, full speed for all ops when aligned.
-// min_sm: 80 for mma.sync and cp.async, 90 for wgmma and TMA.
-inline void add_half_pair(std::vector<KernelInfo>* table, const char* f16_name, const char* bf16_name, int level,
-                          const char* description, const char* fast_path, int fast_alignment, TileShape tile,
-                          cudaError_t (*launch)(const Problem&, cudaStream_t), const void* (*f16_entry)(),
-                          const void* (*bf16_entry)(), int dynamic_smem_bytes, int min_sm = 80,
-                          bool copies_unaligned = false) {
-    table->push_back({f16_name, level, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F, min_sm, description, fast_path, kAllOps,
-                      fast_alignment, tile, supports_half<GEMMKIT_R_16F>, launch, f16_entry, dynamic_smem_bytes,
-                      nullptr, copies_unaligned});
-    table->push_back({bf16_name, level, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, min_sm, description, fast_path,
-                      kAllOps, fast_alignment, tile, supports_half<GEMMKIT_R_16BF>, launch, bf16_entry,
-                      dynamic_smem_bytes, nullptr, copies_unaligned});
+// The "f16." and "bf16." rows of one kernel: `f16` is the f16 row (types and `supports` are filled
+// in here), the bf16 row the same with bf16_name and bf16_entry. Both serve all ops.
+inline void add_half_pair(std::vector<KernelInfo>* table, KernelInfo f16, const char* bf16_name,
+                          const void* (*bf16_entry)()) {
+    f16.dtype = GEMMKIT_R_16F;
+    f16.compute = GEMMKIT_COMPUTE_32F;
+    f16.supports = supports_half<GEMMKIT_R_16F>;
+    KernelInfo bf16 = f16;
+    bf16.name = bf16_name;
+    bf16.dtype = GEMMKIT_R_16BF;
+    bf16.supports = supports_half<GEMMKIT_R_16BF>;
+    bf16.entry = bf16_entry;
+    table->push_back(f16);
+    table->push_back(bf16);
 }
 
 inline constexpr const char* kChunkFastPath =

@@ -1,0 +1,644 @@
+"""gemm, matmul and linear over device arrays: torch tensors, CuPy arrays, anything with
+__cuda_array_interface__ or DLPack (JAX, ...).
+
+Row-major, like PyTorch: a (M, K) times b (K, N) gives (M, N). The library is column-major
+(cuBLAS semantics); a row-major matrix is the transpose of the column-major one in the same
+memory, so each call is mapped by strides alone, without copies: an operand whose last
+dimension has stride 1 is read as stored, one whose first dimension has stride 1 (a transposed
+view such as ``weight.T``) is read with the library's op T. An input with neither (a view
+with steps in both dimensions, a stride of 0 from ``expand``) is copied first for torch and
+CuPy arrays and rejected for other producers; ``out`` must have one of the two layouts.
+
+Every argument is checked here before any device work, and the C API checks again. Errors
+raise ``ValueError`` (a bad value) or ``TypeError`` (a type or kind of array gemmkit does not
+take), carrying gemmkit's message; ``RuntimeError`` subclasses report CUDA failures.
+"""
+
+import sys
+
+from . import _C
+
+# gemmkit_dtype and gemmkit_compute (gemmkit.h).
+R_32F, R_64F, R_16F, R_16BF = 0, 1, 2, 3
+COMPUTE_32F, COMPUTE_32F_FAST_TF32, COMPUTE_64F = 0, 1, 2
+_DTYPE_NAME = {R_32F: "float32", R_64F: "float64", R_16F: "float16", R_16BF: "bfloat16"}
+_ITEMSIZE = {R_32F: 4, R_64F: 8, R_16F: 2, R_16BF: 2}
+_COMPUTE = {"32f": COMPUTE_32F, "tf32": COMPUTE_32F_FAST_TF32, "64f": COMPUTE_64F}
+_CAI_TYPESTR = {"<f4": R_32F, "<f8": R_64F, "<f2": R_16F}
+_DLPACK_CUDA, _DLPACK_CUDA_MANAGED = 2, 13
+_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
+
+# gemmkit_status (gemmkit.h).
+_INVALID_VALUE, _NOT_SUPPORTED, _CUDA_ERROR, _ALLOC_FAILED, _UNKNOWN_KERNEL = 1, 2, 3, 4, 5
+
+
+class GemmkitError(Exception):
+    """A failed gemmkit call; ``status`` is the C API's status name."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+
+
+class InvalidValueError(GemmkitError, ValueError):
+    """GEMMKIT_INVALID_VALUE or GEMMKIT_UNKNOWN_KERNEL: a bad argument, named in the message."""
+
+
+class NotSupportedError(GemmkitError, NotImplementedError):
+    """GEMMKIT_NOT_SUPPORTED: valid, but no (chosen) kernel serves it on this device."""
+
+
+class CudaError(GemmkitError, RuntimeError):
+    """GEMMKIT_CUDA_ERROR or GEMMKIT_ALLOC_FAILED: the CUDA runtime failed."""
+
+
+def _raise_status(status):
+    message = _C.last_error()
+    name = _C.status_string(status)
+    text = f"{name}: {message}" if message else name
+    if status in (_INVALID_VALUE, _UNKNOWN_KERNEL):
+        raise InvalidValueError(text, name)
+    if status == _NOT_SUPPORTED:
+        raise NotSupportedError(text, name)
+    raise CudaError(text, name)
+
+
+class _View:
+    """A device array as the C API sees it: address, shape, strides in elements, gemmkit dtype."""
+
+    __slots__ = ("obj", "kind", "ptr", "shape", "strides", "dtype", "device", "stream", "readonly")
+
+    def __init__(self, obj, kind, ptr, shape, strides, dtype, device, stream=None, readonly=False):
+        self.obj, self.kind, self.ptr = obj, kind, ptr
+        self.shape, self.strides, self.dtype = tuple(shape), tuple(strides), dtype
+        self.device, self.stream, self.readonly = device, stream, readonly
+
+    def matrix(self, index_offset, transpose=False):
+        """The last two dimensions at element offset index_offset, optionally transposed."""
+        (r, c), (s0, s1) = self.shape[-2:], self.strides[-2:]
+        ptr = self.ptr + index_offset * _ITEMSIZE[self.dtype]
+        if transpose:
+            return ptr, (c, r), (s1, s0)
+        return ptr, (r, c), (s0, s1)
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _is_torch(x):
+    torch = _torch()
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _is_cupy(x):
+    return type(x).__module__.split(".", 1)[0] == "cupy"
+
+
+_TORCH_DTYPES = None
+
+
+def _torch_dtypes():
+    global _TORCH_DTYPES
+    if _TORCH_DTYPES is None:
+        torch = _torch()
+        _TORCH_DTYPES = {torch.float32: R_32F, torch.float64: R_64F, torch.float16: R_16F, torch.bfloat16: R_16BF}
+    return _TORCH_DTYPES
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _view(x, name, dlpack_stream):
+    """Describes x; raises TypeError for what is not a CUDA array of a served dtype."""
+    if _is_torch(x):
+        if not x.is_cuda:
+            raise TypeError(f"{name} is on {x.device}; gemmkit takes CUDA device arrays")
+        dtype = _torch_dtypes().get(x.dtype)
+        if dtype is None:
+            raise TypeError(f"{name} has dtype {x.dtype}; gemmkit serves float32, float64, float16 and bfloat16")
+        return _View(x, "torch", x.data_ptr(), x.shape, x.stride(), dtype, x.get_device())
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        typestr = cai["typestr"]
+        dtype = _CAI_TYPESTR.get(typestr)
+        if dtype is None:
+            raise TypeError(f"{name} has typestr {typestr!r}; gemmkit serves <f4, <f8 and <f2 through "
+                            f"__cuda_array_interface__ (bfloat16 through DLPack)")
+        shape = tuple(cai["shape"])
+        ptr, readonly = cai["data"]
+        strides = cai.get("strides")
+        if strides is None:
+            strides = _contiguous_strides(shape)
+        else:
+            item = _ITEMSIZE[dtype]
+            if any(s % item for s in strides):
+                raise ValueError(f"{name} has strides {tuple(strides)} bytes, not whole {_DTYPE_NAME[dtype]} elements")
+            strides = tuple(s // item for s in strides)
+        device = _C.pointer_device(ptr) if ptr else -1
+        if ptr and device < 0:
+            raise TypeError(f"{name}'s __cuda_array_interface__ address is not device memory")
+        return _View(x, "cupy" if _is_cupy(x) else "cai", ptr, shape, strides, dtype, device,
+                     cai.get("stream"), bool(readonly))
+    if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        device_type, device_id = x.__dlpack_device__()
+        if int(device_type) not in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+            raise TypeError(f"{name} is not on a CUDA device (DLPack device type {int(device_type)}); "
+                            f"gemmkit takes CUDA device arrays")
+        try:
+            capsule = x.__dlpack__(stream=dlpack_stream, max_version=(1, 0))
+        except TypeError:  # a producer older than DLPack 1.0 takes no max_version
+            capsule = x.__dlpack__(stream=dlpack_stream)
+        ptr, shape, strides, code, bits, lanes, _, dev, readonly = _C.dlpack_view(capsule)
+        dtype = {(2, 32): R_32F, (2, 64): R_64F, (2, 16): R_16F, (4, 16): R_16BF}.get((code, bits))
+        if dtype is None or lanes != 1:
+            raise TypeError(f"{name} has DLPack dtype (code {code}, {bits} bits, {lanes} lanes); gemmkit "
+                            f"serves float32, float64, float16 and bfloat16")
+        if strides is None:
+            strides = _contiguous_strides(shape)
+        return _View(x, "dlpack", ptr, shape, strides, dtype, dev, None, readonly)
+    raise TypeError(f"{name} is a {type(x).__module__}.{type(x).__qualname__}, not a device array (gemmkit takes "
+                    f"torch tensors and arrays with __cuda_array_interface__ or __dlpack__)")
+
+
+def _stream_handle(stream, name="stream"):
+    if stream is None:
+        return None
+    if isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
+        handle = getattr(stream, attribute, None)
+        if isinstance(handle, int):
+            return handle
+    raise TypeError(f"{name} is a {type(stream).__qualname__}; pass an int (cudaStream_t), a torch.cuda.Stream "
+                    f"or a cupy.cuda.Stream")
+
+
+def _default_stream(first, device):
+    """The stream the producer of `first` would use: torch's or CuPy's current one, else 0."""
+    if _is_torch(first):
+        torch = _torch()
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+    if _is_cupy(first):
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def _dlpack_stream(stream):
+    # DLPack's stream argument for CUDA: 1 names the legacy default stream (0 is not allowed).
+    return 1 if stream == 0 else stream
+
+
+def _as_colmajor(shape, strides):
+    """(t, ld): the matrix is op(D) of the column-major D with leading dimension ld, op T if t.
+    None when neither dimension has stride 1 (or the other stride is too small to be a layout)."""
+    (r, c), (s0, s1) = shape, strides
+    if (c <= 1 or s1 == 1) and (r <= 1 or s0 >= max(1, c)):
+        return True, (s0 if r > 1 else max(1, c))  # row-major: D = X^T, c rows of leading dimension s0
+    if (r <= 1 or s0 == 1) and (c <= 1 or s1 >= max(1, r)):
+        return False, (s1 if c > 1 else max(1, r))  # column-major: D = X
+    return None
+
+
+def _compute_for(dtype, compute, c_dtype):
+    """Checks the type combination (gemmkit.h) and returns the gemmkit_compute."""
+    if compute is None:
+        code = COMPUTE_64F if dtype == R_64F else COMPUTE_32F
+    else:
+        code = _COMPUTE.get(compute) if isinstance(compute, str) else None
+        if code is None:
+            raise ValueError(f"compute = {compute!r}; use None, '32f', 'tf32' or '64f'")
+    if dtype == R_32F:
+        ok_c, ok_compute = (R_32F,), (COMPUTE_32F, COMPUTE_32F_FAST_TF32)
+    elif dtype == R_64F:
+        ok_c, ok_compute = (R_64F,), (COMPUTE_64F,)
+    else:
+        ok_c, ok_compute = (dtype, R_32F), (COMPUTE_32F,)
+    if c_dtype not in ok_c:
+        raise TypeError(f"out has dtype {_DTYPE_NAME[c_dtype]}; with {_DTYPE_NAME[dtype]} inputs it must be "
+                        + " or ".join(_DTYPE_NAME[t] for t in ok_c))
+    if code not in ok_compute:
+        raise TypeError(f"compute = {compute!r} does not serve {_DTYPE_NAME[dtype]} inputs; use "
+                        + " or ".join(repr(k) for k, v in _COMPUTE.items() if v in ok_compute))
+    return code
+
+
+def _check_kernel(kernel):
+    if kernel is not None and not isinstance(kernel, str):
+        raise TypeError(f"kernel is a {type(kernel).__qualname__}; pass a name from gemmkit.kernels() or 'auto'")
+    return kernel
+
+
+def _batch_shape(a_shape, b_shape):
+    """Broadcast batch dimensions of a (..., M, K) and b (..., K, N), as torch.matmul does."""
+    a_b, b_b = a_shape[:-2], b_shape[:-2]
+    n = max(len(a_b), len(b_b))
+    a_b, b_b = (1,) * (n - len(a_b)) + tuple(a_b), (1,) * (n - len(b_b)) + tuple(b_b)
+    out = []
+    for i, (x, y) in enumerate(zip(a_b, b_b)):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(f"batch dimensions {tuple(a_shape[:-2])} of a and {tuple(b_shape[:-2])} of b do not "
+                             f"broadcast (dimension {i}: {x} and {y})")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def check_matmul(a_shape, a_dtype_name, b_shape, b_dtype_name, names=("a", "b")):
+    """Shape and dtype rules of matmul, without touching data (shared with the fake tensors).
+    Returns the result shape."""
+    an, bn = names
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        raise ValueError(f"{an} has shape {tuple(a_shape)} and {bn} {tuple(b_shape)}; gemmkit needs matrices "
+                         f"(2 or more dimensions; add a dimension of 1 for a vector)")
+    if a_shape[-1] != b_shape[-2]:
+        raise ValueError(f"{an} is {tuple(a_shape)} and {bn} is {tuple(b_shape)}: {an}'s last dimension "
+                         f"({a_shape[-1]}) must equal {bn}'s second-to-last ({b_shape[-2]})")
+    if a_dtype_name != b_dtype_name:
+        raise TypeError(f"{an} is {a_dtype_name} and {bn} is {b_dtype_name}; gemmkit multiplies matrices of one type")
+    return _batch_shape(a_shape, b_shape) + (a_shape[-2], b_shape[-1])
+
+
+def check_linear(x_shape, x_dtype_name, w_shape, w_dtype_name, bias_shape=None, bias_dtype_name=None):
+    """Shape and dtype rules of linear; returns the result shape."""
+    if len(x_shape) < 1 or len(w_shape) != 2:
+        raise ValueError(f"x has shape {tuple(x_shape)} and weight {tuple(w_shape)}; linear needs x (..., in) "
+                         f"and weight (out, in)")
+    if x_shape[-1] != w_shape[1]:
+        raise ValueError(f"x's last dimension ({x_shape[-1]}) must equal weight's second ({w_shape[1]}): "
+                         f"weight is (out, in) = {tuple(w_shape)}")
+    if x_dtype_name != w_dtype_name:
+        raise TypeError(f"x is {x_dtype_name} and weight is {w_dtype_name}; gemmkit multiplies matrices of one type")
+    if bias_shape is not None:
+        if tuple(bias_shape) != (w_shape[0],):
+            raise ValueError(f"bias has shape {tuple(bias_shape)}; it must be ({w_shape[0]},), weight's out")
+        if bias_dtype_name != x_dtype_name:
+            raise TypeError(f"bias is {bias_dtype_name} and x is {x_dtype_name}; they must have one type")
+    return tuple(x_shape[:-1]) + (w_shape[0],)
+
+
+def _has_layout(view):
+    return len(view.shape) < 2 or _as_colmajor(view.shape[-2:], view.strides[-2:]) is not None
+
+
+def _check_copyable(view, name):
+    if not _has_layout(view) and view.kind not in ("torch", "cupy"):
+        raise ValueError(f"{name} has strides {view.strides[-2:]} in its last two dimensions; gemmkit needs one of "
+                         f"them to be 1 (copy it to a contiguous array first)")
+
+
+def _materialize(view, name, stream):
+    """An input whose last two dimensions have no stride-1 dimension, copied (torch, CuPy) on
+    the stream the GEMM runs on, so that the copy is ordered before it and its memory is not
+    reused while the GEMM reads it."""
+    if _has_layout(view):
+        return view
+    if view.kind == "torch":
+        return _view(_on_stream(view.obj, stream, view.obj.contiguous), name, None)
+    import cupy
+
+    return _view(_on_stream(view.obj, stream, lambda: cupy.ascontiguousarray(view.obj)), name, None)
+
+
+def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, names=("a", "b", "out")):
+    """c[...] = alpha * op(a) @ op(b) + beta * c[...] for views with matching batch shapes."""
+    an, bn, cn = names
+    for v, name in ((a, an), (b, bn), (c, cn)):
+        if len(v.shape) < 2:
+            raise ValueError(f"{name} has shape {v.shape}; gemmkit needs matrices (2 or more dimensions)")
+    if a.dtype != b.dtype:
+        raise TypeError(f"{an} is {_DTYPE_NAME[a.dtype]} and {bn} is {_DTYPE_NAME[b.dtype]}; gemmkit multiplies "
+                        f"matrices of one type")
+    code = _compute_for(a.dtype, compute, c.dtype)
+    if c.readonly:
+        raise ValueError(f"{cn} is read-only")
+    devices = {v.device for v in (a, b, c) if v.device >= 0}
+    if len(devices) > 1:
+        raise ValueError(f"{an}, {bn} and {cn} are on devices {a.device}, {b.device} and {c.device}; "
+                         f"gemmkit needs them on one")
+    device = devices.pop() if devices else -1
+    if c.ptr != 0 and c.ptr in (a.ptr, b.ptr):
+        raise ValueError(f"{cn} is the memory of {an if c.ptr == a.ptr else bn}; gemmkit needs a separate output")
+    a_shape = a.shape[:-2] + ((a.shape[-1], a.shape[-2]) if trans_a else a.shape[-2:])
+    b_shape = b.shape[:-2] + ((b.shape[-1], b.shape[-2]) if trans_b else b.shape[-2:])
+    if a_shape[-1] != b_shape[-2]:
+        raise ValueError(f"op({an}) is {a_shape[-2:]} and op({bn}) is {b_shape[-2:]}: the inner dimensions differ")
+    want = _batch_shape(a_shape, b_shape) + (a_shape[-2], b_shape[-1])
+    if c.shape != want:
+        raise ValueError(f"{cn} has shape {c.shape}; the product is {want}")
+    cc = _as_colmajor(c.shape[-2:], c.strides[-2:])
+    if cc is None:
+        raise ValueError(f"{cn} has strides {c.strides[-2:]} in its last two dimensions; gemmkit writes an output "
+                         f"with one of them 1 and the other at least the length of that row or column")
+    M, K, N = a_shape[-2], a_shape[-1], b_shape[-1]
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} is a {type(value).__qualname__}; pass a Python number")
+    alpha, beta = float(alpha), float(beta)
+    _check_copyable(a, an)
+    _check_copyable(b, bn)
+    a = _materialize(a, an, stream)
+    b = _materialize(b, bn, stream)
+
+    # The batch: one call per index, addresses stepped by the strides (a batch dimension of
+    # size 1 is broadcast). gemmkit has no batched GEMM yet; it will serve these in one call.
+    batch = want[:-2]
+    nb = len(batch)
+    a_bs = (0,) * (nb - len(a.shape) + 2) + tuple(s if n != 1 else 0 for s, n in zip(a.strides[:-2], a.shape[:-2]))
+    b_bs = (0,) * (nb - len(b.shape) + 2) + tuple(s if n != 1 else 0 for s, n in zip(b.strides[:-2], b.shape[:-2]))
+    c_bs = c.strides[:-2]
+    count = 1
+    for n in batch:
+        count *= n
+    for flat in range(count):
+        oa = ob = oc = 0
+        rest = flat
+        for i in range(nb - 1, -1, -1):
+            rest, idx = divmod(rest, batch[i])
+            oa += idx * a_bs[i]
+            ob += idx * b_bs[i]
+            oc += idx * c_bs[i]
+        pa, sha, sta = a.matrix(oa, trans_a)
+        pb, shb, stb = b.matrix(ob, trans_b)
+        pc = c.ptr + oc * _ITEMSIZE[c.dtype]
+        ta, lda = _as_colmajor(sha, sta)
+        tb, ldb = _as_colmajor(shb, stb)
+        tc, ldc = cc
+        if tc:  # C row-major: its column-major memory is C^T = op(B)^T op(A)^T
+            args = (not tb, not ta, N, M, K, alpha, pb, b.dtype, ldb, pa, a.dtype, lda)
+        else:
+            args = (ta, tb, M, N, K, alpha, pa, a.dtype, lda, pb, b.dtype, ldb)
+        transa, transb, m, n, k, al, p1, t1, ld1, p2, t2, ld2 = args
+        status = _C.gemm(stream, device, 1 if transa else 0, 1 if transb else 0, m, n, k, al, p1, t1, ld1, p2, t2,
+                         ld2, beta, pc, c.dtype, ldc, code, kernel)
+        if status:
+            _raise_status(status)
+
+
+def _empty(like, shape, dtype, device):
+    """A new array of the producer of `like` (torch or CuPy)."""
+    if like.kind == "torch":
+        torch = _torch()
+        inverse = {v: k for k, v in _torch_dtypes().items()}
+        return torch.empty(shape, dtype=inverse[dtype], device=like.obj.device)
+    if like.kind == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(device):
+            return cupy.empty(shape, dtype=_DTYPE_NAME[dtype])
+    raise TypeError(f"gemmkit allocates results only as torch tensors and CuPy arrays; for a "
+                    f"{type(like.obj).__module__} array pass out= (a torch or CuPy array)")
+
+
+def _prepare(arrays, names, stream):
+    """Views of the arrays (None stays None) and the stream handle to run on."""
+    handle = _stream_handle(stream)
+    first = next(x for x in arrays if x is not None)
+    if handle is None and (_is_torch(first) or _is_cupy(first)):
+        views = [None if x is None else _view(x, n, None) for x, n in zip(arrays, names)]
+        handle = _default_stream(first, views[0].device)
+    else:
+        if handle is None:
+            handle = 0
+        views = [None if x is None else _view(x, n, _dlpack_stream(handle)) for x, n in zip(arrays, names)]
+    for v in views:  # a producer's stream other than ours (__cuda_array_interface__ v3): wait for it
+        if v is not None and v.stream not in (None, handle) and not (v.stream == 1 and handle == 0) and v.ptr:
+            _C.stream_wait(handle, v.stream, v.device)
+    return views, handle
+
+
+def gemm(a, b, *, out=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, compute=None, kernel=None,
+         stream=None):
+    """out = alpha * op(a) @ op(b) + beta * out, row-major, op(x) = x.T where trans_x.
+
+    a, b: device arrays (torch, CuPy, JAX, ...) of one dtype, (M, K) and (K, N) after op, or
+    with leading batch dimensions that broadcast. out: (..., M, N); allocated (torch/CuPy
+    inputs) when None, in which case beta must be 0. dtype: float32 (compute '32f', or
+    'tf32' for the tensor cores), float64 ('64f'), float16/bfloat16 (out of the same type or
+    float32). kernel: None/'auto' or a name from gemmkit.kernels(). stream: an int
+    cudaStream_t, a torch or CuPy stream; by default torch's or CuPy's current stream, else the
+    legacy default stream. Returns out.
+    """
+    views, handle = _prepare((a, b, out), ("a", "b", "out"), stream)
+    va, vb, vc = views
+    if vc is None:
+        if beta != 0:
+            raise ValueError(f"beta = {beta} reads out, but out is None; pass out=")
+        a_shape = va.shape[:-2] + ((va.shape[-1], va.shape[-2]) if trans_a else va.shape[-2:])
+        b_shape = vb.shape[:-2] + ((vb.shape[-1], vb.shape[-2]) if trans_b else vb.shape[-2:])
+        if va.dtype != vb.dtype:
+            raise TypeError(f"a is {_DTYPE_NAME[va.dtype]} and b is {_DTYPE_NAME[vb.dtype]}; gemmkit multiplies "
+                            f"matrices of one type")
+        shape = check_matmul(a_shape, _DTYPE_NAME[va.dtype], b_shape, _DTYPE_NAME[vb.dtype])
+        _compute_for(va.dtype, compute, va.dtype)
+        out = _empty(va, shape, va.dtype, va.device)
+        vc = _view(out, "out", _dlpack_stream(handle))
+    _run(va, vb, vc, trans_a=trans_a, trans_b=trans_b, alpha=alpha, beta=beta, compute=compute,
+         kernel=_check_kernel(kernel), stream=handle)
+    return out
+
+
+_RAW_STREAM = None
+
+
+def _torch_fast(a, b, b_is_weight, bias=None):
+    """The common case on its own short path (it is on every call of the torch ops): CUDA torch
+    tensors of one served dtype, a (M, K) or contiguous (..., M, K), b (K, N) or, for linear,
+    weight (N, K), on one device, each with a stride-1 dimension; torch's current stream, a new
+    row-major output. Returns None for anything else, which the general path then serves (and
+    names what is wrong). The C API checks every argument again."""
+    global _RAW_STREAM
+    dtype = _TORCH_DTYPES.get(a.dtype) if _TORCH_DTYPES is not None else None
+    if dtype is None or b.dtype != a.dtype or b.dim() != 2 or not (a.is_cuda and b.is_cuda):
+        return None
+    if a.dim() != 2:
+        if a.dim() < 2 or not a.is_contiguous() or a.numel() == 0:
+            return None
+        lead = a.shape[:-1]
+        a = a.view(-1, a.shape[-1])
+    else:
+        lead = a.shape[:1]
+    M, K = a.shape
+    if b_is_weight:
+        N, Kb = b.shape
+        sb1, sb0 = b.stride()  # op(b) = weight.T: (K, N) with the strides swapped
+    else:
+        Kb, N = b.shape
+        sb0, sb1 = b.stride()
+    device = a.get_device()
+    if Kb != K or b.get_device() != device:
+        return None
+    if bias is not None and (bias.dtype != a.dtype or bias.shape != (N,) or not bias.is_cuda
+                             or bias.get_device() != device):
+        return None
+    la = _as_colmajor((M, K), a.stride())
+    lb = _as_colmajor((K, N), (sb0, sb1))
+    if la is None or lb is None:
+        return None
+    if _RAW_STREAM is None:
+        torch = _torch()
+        _RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda d: torch.cuda.current_stream(d).cuda_stream)
+    out = _torch().empty(lead + (N,), dtype=a.dtype, device=a.device)
+    # out is row-major: its column-major memory is out^T = op(b)^T op(a)^T (see _run).
+    (ta, lda), (tb, ldb) = la, lb
+    status = _C.gemm(_RAW_STREAM(device), device, 0 if tb else 1, 0 if ta else 1, N, M, K, 1.0, b.data_ptr(), dtype,
+                     ldb, a.data_ptr(), dtype, lda, 0.0, out.data_ptr(), dtype, max(1, N),
+                     COMPUTE_64F if dtype == R_64F else COMPUTE_32F, None)
+    if status:
+        _raise_status(status)
+    if bias is not None:  # until fused epilogues land: one more pass, on the same (current) stream
+        out.add_(bias)
+    return out
+
+
+def _matmul(a, b, out=None, compute=None, kernel=None, stream=None):
+    if out is None and compute is None and kernel is None and stream is None and _is_torch(a) and _is_torch(b):
+        _torch_dtypes()
+        result = _torch_fast(a, b, False)
+        if result is not None:
+            return result
+    return gemm(a, b, out=out, compute=compute, kernel=kernel, stream=stream)
+
+
+def _wants_autograd(*tensors):
+    torch = _torch()
+    return (torch is not None and torch.is_grad_enabled()
+            and any(_is_torch(t) and t.requires_grad for t in tensors if t is not None))
+
+
+def matmul(a, b, *, out=None, compute=None, kernel=None, stream=None):
+    """a @ b, as torch.matmul for matrices: (..., M, K) @ (..., K, N) -> (..., M, N), batch
+    dimensions broadcast. For now each batch index is one GEMM; batched GEMM will serve them in
+    one call when it lands. Torch tensors that require grad go through torch.ops.gemmkit.mm
+    (autograd) when there is no batch, no out= and default options."""
+    if (out is None and compute is None and kernel is None and stream is None and _wants_autograd(a, b)
+            and a.dim() == 2 and b.dim() == 2):
+        return _torch().ops.gemmkit.mm(a, b)
+    return _matmul(a, b, out=out, compute=compute, kernel=kernel, stream=stream)
+
+
+def _activate(y, activation):
+    if activation is None:
+        return y
+    if _is_torch(y):
+        f = _torch().nn.functional
+        if activation == "relu":
+            return f.relu_(y)
+        if activation == "gelu":
+            return y.copy_(f.gelu(y))
+        if activation == "gelu_tanh":
+            return y.copy_(f.gelu(y, approximate="tanh"))
+        return y.copy_(f.silu(y))
+    if _is_cupy(y) and activation == "relu":
+        import cupy
+
+        return cupy.maximum(y, 0, out=y)
+    raise TypeError(f"activation {activation!r} on a {type(y).__module__} array: gemmkit applies activations to "
+                    f"torch tensors (and relu to CuPy arrays)")
+
+
+def _linear(x, weight, bias=None, activation=None, *, out=None, compute=None, kernel=None, stream=None):
+    if (activation is None and out is None and compute is None and kernel is None and stream is None
+            and _is_torch(x) and _is_torch(weight) and (bias is None or _is_torch(bias))):
+        _torch_dtypes()
+        result = _torch_fast(x, weight, True, bias)
+        if result is not None:
+            return result
+    if activation is not None and activation not in _ACTIVATIONS:
+        raise ValueError(f"activation = {activation!r}; use None or one of {', '.join(map(repr, _ACTIVATIONS))}")
+    views, handle = _prepare((x, weight, bias, out), ("x", "weight", "bias", "out"), stream)
+    vx, vw, vbias, vout = views
+    shape = check_linear(vx.shape, _DTYPE_NAME[vx.dtype], vw.shape, _DTYPE_NAME[vw.dtype],
+                         None if vbias is None else vbias.shape, None if vbias is None else _DTYPE_NAME[vbias.dtype])
+    if vbias is not None and vbias.kind not in ("torch", "cupy"):
+        raise TypeError("bias is added by the array's own library (torch or CuPy); gemmkit has no fused bias yet")
+    if vout is None:
+        _compute_for(vx.dtype, compute, vx.dtype)
+        _check_copyable(vx, "x")
+        _check_copyable(vw, "weight")
+        out = _empty(vx, shape, vx.dtype, vx.device)
+        vout = _view(out, "out", _dlpack_stream(handle))
+    elif vout.shape != shape:
+        raise ValueError(f"out has shape {vout.shape}; the result is {shape}")
+    if len(vx.shape) == 1:  # one vector: a 1 x in matrix, and out a 1 x out one
+        vx = _View(vx.obj, vx.kind, vx.ptr, (1,) + vx.shape, (0,) + vx.strides, vx.dtype, vx.device)
+        vo = _View(vout.obj, vout.kind, vout.ptr, (1,) + vout.shape, (0,) + vout.strides, vout.dtype, vout.device,
+                   None, vout.readonly)
+    else:
+        fx, fo = _fold(vx), _fold(vout)
+        vx, vo = (fx, fo) if len(fx.shape) == 2 and len(fo.shape) == 2 else (vx, vout)
+    _run(vx, vw, vo, trans_a=False, trans_b=True, alpha=1.0, beta=0.0, compute=compute,
+         kernel=_check_kernel(kernel), stream=handle, names=("x", "weight", "out"))
+    if bias is not None:  # until fused epilogues land: one more pass over out, on the same stream
+        _on_stream(out, handle, lambda: out.__iadd__(bias))
+    if activation is not None:
+        _on_stream(out, handle, lambda: _activate(out, activation))
+    return out
+
+
+def _on_stream(like, handle, fn):
+    """Runs fn (torch or CuPy element-wise work) on the stream the GEMM ran on."""
+    if _is_torch(like):
+        torch = _torch()
+        if handle == torch.cuda.current_stream(like.device).cuda_stream:
+            return fn()
+        with torch.cuda.stream(torch.cuda.ExternalStream(handle, device=like.device)):
+            return fn()
+    import cupy
+
+    if handle == cupy.cuda.get_current_stream().ptr:
+        return fn()
+    with cupy.cuda.ExternalStream(handle):
+        return fn()
+
+
+def _fold(v):
+    """(..., M, K) as (B*M, K) when the leading dimensions step evenly over rows (a view, no copy);
+    otherwise unchanged (then each batch index is its own GEMM)."""
+    shape, strides = v.shape, v.strides
+    rows, row_stride = shape[-2], strides[-2]
+    for n, s in zip(reversed(shape[:-2]), reversed(strides[:-2])):
+        if n != 1 and s != rows * row_stride:
+            return v
+        rows *= n
+    return _View(v.obj, v.kind, v.ptr, (rows, shape[-1]), (row_stride, strides[-1]), v.dtype, v.device, v.stream,
+                 v.readonly)
+
+
+def linear(x, weight, bias=None, activation=None, *, out=None, compute=None, kernel=None, stream=None):
+    """activation(x @ weight.T + bias), as torch.nn.functional.linear: x (..., in), weight
+    (out, in), bias (out,) or None; activation None, 'relu', 'gelu', 'gelu_tanh' or 'silu'.
+
+    The GEMM reads weight as stored (its transpose is the library's op T, no copy). For now the
+    bias and the activation are one extra element-wise pass each (torch or CuPy, same stream);
+    fused epilogues will replace them. Torch tensors that require grad go through
+    torch.ops.gemmkit.linear (autograd) when there is no out= and options are defaults."""
+    if (out is None and compute is None and kernel is None and stream is None
+            and _wants_autograd(x, weight, bias)):
+        y = _torch().ops.gemmkit.linear(x, weight, bias)
+        if activation is None:
+            return y
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation = {activation!r}; use None or one of {', '.join(map(repr, _ACTIVATIONS))}")
+        f = _torch().nn.functional
+        return {"relu": f.relu, "gelu": f.gelu, "silu": f.silu,
+                "gelu_tanh": lambda t: f.gelu(t, approximate="tanh")}[activation](y)
+    return _linear(x, weight, bias, activation, out=out, compute=compute, kernel=kernel, stream=stream)
+
+
+def kernels():
+    """The registered kernel names, in ladder order (what kernel= takes)."""
+    return _C.kernel_names()
+
+
+def device_count():
+    """CUDA devices visible to the library (0 without a GPU or driver)."""
+    return _C.device_count()

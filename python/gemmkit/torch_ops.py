@@ -1,0 +1,99 @@
+"""torch.ops.gemmkit: mm and linear as PyTorch custom operators (torch.library).
+
+Each has a fake (meta) implementation, so torch.compile(fullgraph=True) traces through it
+without a graph break, and autograd whose backward is gemmkit GEMMs again:
+    mm(a, b) = a @ b               grad_a = grad @ b.T, grad_b = a.T @ grad
+    linear(x, w, bias) = x @ w.T + bias
+                                   grad_x = grad @ w, grad_w = grad.T @ x, grad_bias = grad.sum(0)
+Transposed operands are strides, not copies (see gemmkit._api). The CUDA implementation runs on
+torch's current stream and makes no allocation but its output (from torch's caching allocator)
+and no synchronization, so the ops can be captured in CUDA graphs (after a warm-up call, as
+torch.cuda.graphs asks: a kernel's first call on a device may set up workspaces).
+
+Imported by `import gemmkit` where torch is installed.
+"""
+
+import torch
+
+from . import _api
+
+_lib = torch.library.Library("gemmkit", "DEF")
+_lib.define("mm(Tensor a, Tensor b) -> Tensor")
+_lib.define("linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor")
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def _check_mm(a, b):
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError(f"gemmkit::mm takes matrices; a has shape {tuple(a.shape)} and b {tuple(b.shape)} "
+                         f"(gemmkit.matmul serves batches)")
+    return _api.check_matmul(tuple(a.shape), _dtype_name(a), tuple(b.shape), _dtype_name(b))
+
+
+def _check_linear(x, weight, bias):
+    return _api.check_linear(tuple(x.shape), _dtype_name(x), tuple(weight.shape), _dtype_name(weight),
+                             None if bias is None else tuple(bias.shape), None if bias is None else _dtype_name(bias))
+
+
+def _mm_cuda(a, b):
+    _check_mm(a, b)
+    return _api._matmul(a, b)
+
+
+def _linear_cuda(x, weight, bias=None):
+    return _api._linear(x, weight, bias)
+
+
+_lib.impl("mm", _mm_cuda, "CUDA")
+_lib.impl("linear", _linear_cuda, "CUDA")
+
+
+@torch.library.register_fake("gemmkit::mm")
+def _mm_fake(a, b):
+    return a.new_empty(_check_mm(a, b))
+
+
+@torch.library.register_fake("gemmkit::linear")
+def _linear_fake(x, weight, bias=None):
+    return x.new_empty(_check_linear(x, weight, bias))
+
+
+def _mm_setup(ctx, inputs, output):
+    a, b = inputs
+    ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
+
+
+def _mm_backward(ctx, grad):
+    a, b = ctx.saved_tensors
+    grad_a = torch.ops.gemmkit.mm(grad, b.t()) if ctx.needs_input_grad[0] else None
+    grad_b = torch.ops.gemmkit.mm(a.t(), grad) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b
+
+
+def _linear_setup(ctx, inputs, output):
+    x, weight, bias = inputs
+    ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, weight if ctx.needs_input_grad[0] else None)
+    ctx.x_shape = x.shape
+
+
+def _linear_backward(ctx, grad):
+    x, weight = ctx.saved_tensors
+    grad2d = grad.reshape(-1, grad.shape[-1])
+    grad_x = grad_w = grad_bias = None
+    if ctx.needs_input_grad[0]:
+        grad_x = torch.ops.gemmkit.mm(grad2d, weight).reshape(ctx.x_shape)
+    if ctx.needs_input_grad[1]:
+        grad_w = torch.ops.gemmkit.mm(grad2d.t(), x.reshape(-1, x.shape[-1]))
+    # needs_input_grad has no entry for a bias left at its default (None).
+    if len(ctx.needs_input_grad) < 3:
+        return grad_x, grad_w
+    if ctx.needs_input_grad[2]:
+        grad_bias = grad2d.sum(0)
+    return grad_x, grad_w, grad_bias
+
+
+torch.library.register_autograd("gemmkit::mm", _mm_backward, setup_context=_mm_setup)
+torch.library.register_autograd("gemmkit::linear", _linear_backward, setup_context=_linear_setup)

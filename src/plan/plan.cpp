@@ -1,0 +1,161 @@
+// plan_gemm: the one place where `auto` chooses. First the registry row (the tuning table for
+// FP32, else the highest-level row that `auto` may serve), then that row's configuration by its
+// family's rules (rules.hpp). docs/plan.md describes both.
+#include "plan/plan.hpp"
+
+#include <cstring>
+#include <sstream>
+
+#include "plan/rules.hpp"
+#include "registry.hpp"
+#include "tuning/shape_class.hpp"
+#include "tuning/tuning_table.hpp"
+
+namespace gemmkit {
+namespace {
+
+bool is_auto(const char* kernel) { return kernel == nullptr || std::strcmp(kernel, "auto") == 0; }
+
+bool runs_on(const KernelInfo& info, const Problem& p, const DeviceFacts& d) {
+    std::string ignored;
+    return info.min_sm <= d.sm && info.supports(p, &ignored);
+}
+
+// FP32 with FP32 compute: the kernel `gemmkit tune` measured fastest for p's shape class, if it
+// is registered, supports p and runs on d.
+const KernelInfo* tuned_row(const Problem& p, const DeviceFacts& d, Plan* plan) {
+    if (p.a_type != GEMMKIT_R_32F || p.b_type != GEMMKIT_R_32F || p.c_type != GEMMKIT_R_32F ||
+        p.compute != GEMMKIT_COMPUTE_32F)
+        return nullptr;
+    const std::string cls = tuning::shape_class(p);
+    const KernelInfo* info = find_kernel(tuning::tuned_kernel_for(cls));
+    if (info == nullptr || !runs_on(*info, p, d)) return nullptr;
+    plan->note("kernel", info->name, "the tuning table's fastest for shape class " + cls);
+    return info;
+}
+
+// The highest-level row `auto` may serve that runs p on d, preferring one that serves p at full
+// speed (its op combination and alignment).
+const KernelInfo* level_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
+    const KernelInfo* best_any = nullptr;
+    const KernelInfo* best_fast = nullptr;
+    for (const KernelInfo& info : registry()) {
+        if (!info.serves_auto || !runs_on(info, p, d)) continue;
+        if (best_any == nullptr || info.level > best_any->level) best_any = &info;
+        if (serves_fast(info, p) && (best_fast == nullptr || info.level > best_fast->level)) best_fast = &info;
+    }
+    if (best_fast != nullptr) {
+        plan->note("kernel", best_fast->name, "the highest step auto serves for these types on sm_" + std::to_string(d.sm));
+        return best_fast;
+    }
+    if (best_any == nullptr) {
+        *why = std::string("no kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
+               dtype_name(p.c_type) + " with this compute type on sm_" + std::to_string(d.sm);
+        return nullptr;
+    }
+    plan->note("kernel", best_any->name, "the highest step auto serves; none serves these ops/alignment at full speed");
+    return best_any;
+}
+
+void configure(const Problem& p, const DeviceFacts& d, Plan* plan) {
+    const KernelInfo& info = *plan->kernel;
+    const TileShape& t = info.tile;
+    plan->bm = t.BM, plan->bn = t.BN, plan->bk = t.BK;
+    switch (info.rules) {
+        case PlanRules::kPipeline: return plan_pipeline(p, d, false, plan);
+        case PlanRules::kTf32Pipeline: return plan_pipeline(p, d, true, plan);
+        case PlanRules::kHopper: return plan_hopper_step(p, d, info.level, false, plan);
+        case PlanRules::kTf32Hopper: return plan_hopper_step(p, d, info.level, true, plan);
+        case PlanRules::kDmmaStreamK: return plan_dmma(p, d, false, plan);
+        case PlanRules::kDmmaSized: return plan_dmma(p, d, true, plan);
+        case PlanRules::kSplitK: return plan_split_k(p, d, plan);
+        case PlanRules::kNone: break;
+    }
+    plan->config_name = std::to_string(t.BM) + "x" + std::to_string(t.BN) + " tiles";
+}
+
+}  // namespace
+
+bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why) {
+    Plan plan;
+    plan.sm_count = d.sm_count;
+    const KernelInfo* info = nullptr;
+    if (!is_auto(kernel)) {
+        info = find_kernel(kernel);
+        if (info == nullptr) {
+            *why = std::string("kernel = \"") + kernel + "\" is not registered (gemmkit list shows the names)";
+            return false;
+        }
+        if (!info->supports(p, why)) {
+            *why = std::string(info->name) + ": " + *why;
+            return false;
+        }
+        plan.note("kernel", info->name, "named by the caller");
+    } else {
+        info = tuned_row(p, d, &plan);
+        if (info == nullptr) info = level_row(p, d, &plan, why);
+        if (info == nullptr) return false;
+    }
+    if (info->min_sm > d.sm) {
+        *why = std::string(info->name) + " needs sm_" + std::to_string(info->min_sm) + "; the device is sm_" +
+               std::to_string(d.sm);
+        return false;
+    }
+    plan.kernel = info;
+    configure(p, d, &plan);
+    *out = std::move(plan);
+    return true;
+}
+
+const KernelInfo* choose_kernel(const Problem& p, int sm, std::string* why) {
+    DeviceFacts d;
+    builtin_device_facts("h100", &d);
+    d.sm = sm;
+    Plan plan;
+    return plan_gemm(p, d, nullptr, &plan, why) ? plan.kernel : nullptr;
+}
+
+const char* split_kind_name(SplitKind kind) {
+    switch (kind) {
+        case SplitKind::kSplitK: return "split-k";
+        case SplitKind::kStreamK: return "stream-k";
+        case SplitKind::kNone: break;
+    }
+    return "none";
+}
+
+const char* epilogue_name(EpiloguePath e) {
+    switch (e) {
+        case EpiloguePath::kStaged: return "staged";
+        case EpiloguePath::kTmaStore: return "tma-store";
+        case EpiloguePath::kRegisters: break;
+    }
+    return "registers";
+}
+
+std::string plan_summary(const Plan& plan) {
+    std::ostringstream s;
+    s << (plan.kernel != nullptr ? plan.kernel->name : "none") << " | " << plan.config_name;
+    if (plan.split.kind != SplitKind::kNone) {
+        s << " | " << split_kind_name(plan.split.kind);
+        if (plan.split.kind == SplitKind::kSplitK)
+            s << " " << plan.split.pieces << " ranges";
+        else if (plan.split.pieces > 0)
+            s << " " << plan.split.pieces << "/" << plan.split.tiles << " tiles on " << plan.split.workers;
+        else
+            s << " off, " << plan.split.tiles << " tiles on " << plan.split.workers;
+    }
+    if (plan.transpose_b) s << " | transpose B";
+    if (plan.copy_a || plan.copy_b) s << " | copy " << (plan.copy_a && plan.copy_b ? "A,B" : plan.copy_a ? "A" : "B");
+    if (plan.peel_rows > 0 || plan.peel_cols > 0) s << " | peel " << plan.peel_rows << "x" << plan.peel_cols;
+    s << " | " << epilogue_name(plan.epilogue) << (plan.deferred_epilogue ? " deferred" : "");
+    return s.str();
+}
+
+std::string plan_reasons(const Plan& plan) {
+    std::string s;
+    for (const Decision& d : plan.reasons) s += "    " + d.what + ": " + d.choice + " (" + d.why + ")\n";
+    return s;
+}
+
+}  // namespace gemmkit

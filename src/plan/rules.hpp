@@ -1,0 +1,34 @@
+// The families' rules: each fills in the plan of a registry row it owns (plan.cpp calls them,
+// by the row's PlanRules). Host code, no CUDA calls; device facts come in as a parameter.
+#pragma once
+
+#include <string>
+
+#include "plan/plan.hpp"
+
+namespace gemmkit {
+
+// A plan's configuration `config` and its tile fields from the configuration struct Cfg (BM,
+// BN, BK, kStages, and kCluster where it has one), named "BMxBN tiles, S stages" ("pair-tiles"
+// for clusters of two CTAs).
+template <class Cfg>
+void take_tiles(int config, Plan* plan) {
+    plan->config = config;
+    plan->bm = Cfg::BM, plan->bn = Cfg::BN, plan->bk = Cfg::BK;
+    plan->stages = Cfg::kStages;
+    plan->cluster = 1;
+    if constexpr (requires { Cfg::kCluster; }) plan->cluster = Cfg::kCluster;
+    plan->config_name = std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) +
+                        (plan->cluster > 1 ? " pair-tiles, " : " tiles, ") + std::to_string(Cfg::kStages) + " stages";
+}
+
+// f16/bf16 Hopper steps (`level` 6-14) and tf32 ones (7-9).
+void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf32, Plan* plan);
+// f16/bf16 step 05 and tf32 step 06: the mma.sync pipeline's tiles.
+void plan_pipeline(const Problem& p, const DeviceFacts& d, bool tf32, Plan* plan);
+// FP64 step 08 (128 x 128 tiles, stream-K) and step 09 (tiles sized to the problem).
+void plan_dmma(const Problem& p, const DeviceFacts& d, bool sized, Plan* plan);
+// FP32 step 13: the split along k of step 12's tiles.
+void plan_split_k(const Problem& p, const DeviceFacts& d, Plan* plan);
+
+}  // namespace gemmkit

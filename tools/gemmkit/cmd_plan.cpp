@@ -1,0 +1,69 @@
+// gemmkit plan: what `auto` runs for a shape, and why (plan_gemm, src/plan/plan.hpp), on a
+// built-in device or the current one. Needs no GPU unless --device current.
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "commands.hpp"
+#include "device_state.hpp"
+#include "plan/corpus.hpp"
+#include "plan/plan.hpp"
+
+namespace gemmkit::cli {
+
+std::vector<const KernelInfo*> print_plans(const Options& o, const DeviceFacts& d) {
+    std::vector<const KernelInfo*> chosen;
+    std::printf("device: %s (sm_%d, %d SMs)\n", d.name.c_str(), d.sm, d.sm_count);
+    const std::vector<OpPair> ops = o.ops.empty() ? std::vector<OpPair>{{GEMMKIT_OP_N, GEMMKIT_OP_N}} : o.ops;
+    for (const Shape& s : o.shapes)
+        for (const OpPair& op : ops) {
+            const PlanCase c{o.type, op.a, op.b, s.m, s.n, s.k, 0, false};
+            Problem p;
+            std::string why;
+            if (!problem_of(c, &p, &why)) throw std::invalid_argument("--" + why);
+            Plan plan;
+            std::printf("%s\n", case_name(c).c_str());
+            if (!plan_gemm(p, d, nullptr, &plan, &why)) {
+                std::printf("  no plan: %s\n", why.c_str());
+                continue;
+            }
+            std::printf("  %s\n%s", plan_summary(plan).c_str(), plan_reasons(plan).c_str());
+            if (std::find(chosen.begin(), chosen.end(), plan.kernel) == chosen.end()) chosen.push_back(plan.kernel);
+        }
+    return chosen;
+}
+
+bool plan_facts(const std::string& device, const char* command, DeviceFacts* d) {
+    if (device == "current") {
+        if (!require_device(command)) return false;
+        return current_device_facts(d) == GEMMKIT_SUCCESS;
+    }
+    if (builtin_device_facts(device, d)) return true;
+    std::string names;
+    for (const std::string& n : builtin_device_names()) names += n + ", ";
+    std::fprintf(stderr, "gemmkit %s: --device = '%s': use %scurrent\n", command, device.c_str(), names.c_str());
+    return false;
+}
+
+int cmd_plan(const Options& o) {
+    DeviceFacts d;
+    if (!plan_facts(o.device, "plan", &d)) return 2;
+    if (o.corpus) {
+        std::fputs(corpus_text(d).c_str(), stdout);
+        return 0;
+    }
+    if (o.shapes.empty()) {
+        std::fprintf(stderr, "gemmkit plan: give the shapes with --mnk MxNxK (or --m/--n/--k)\n");
+        return 2;
+    }
+    try {
+        print_plans(o, d);
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "gemmkit plan: %s\n", e.what());
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace gemmkit::cli
