@@ -266,7 +266,10 @@ const std::vector<OptionSpec> kOptions = {
 // Lines of `text` after the first, indented to `column`.
 std::string indented(const char* text, size_t column) {
     std::string out;
-    for (const char* c = text; *c != '\0'; ++c) out += *c == '\n' ? "\n" + std::string(column, ' ') : std::string(1, *c);
+    for (const char* c = text; *c != '\0'; ++c) {
+        out += *c;
+        if (*c == '\n') out.append(column, ' ');
+    }
     return out;
 }
 
@@ -355,7 +358,7 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         const OptionSpec* spec = name.rfind("--", 0) == 0 ? find_option(name) : nullptr;
         if (spec == nullptr) {
             const bool one_dash = name.rfind("--", 0) != 0 && find_option("-" + name) != nullptr;
-            return fail("unknown option " + name + (one_dash ? " (did you mean -" + name + "?)" : ""));
+            return fail("unknown option " + name + (one_dash ? "; did you mean -" + name + "?" : ""));
         }
         std::string value;
         if (spec->value == nullptr) {
@@ -374,11 +377,11 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         return fail("unknown command '" + o.positional[0] + "'");
     if (!o.help && !o.command.empty()) {  // help is asked for: show it, whatever else is wrong
         for (const OptionSpec* spec : given)
-            if (!accepts(*spec, o.command)) return fail(o.command + " does not take " + spec->name);
+            if (!accepts(*spec, o.command)) return fail(std::string(spec->name) + " is not an option of " + o.command);
         const CommandSpec& c = *find_command(o.command);
         if (o.positional.size() > static_cast<size_t>(c.max_positional))
-            return fail("unexpected argument '" + o.positional[c.max_positional] + "': " + o.command +
-                        (c.max_positional == 0 ? " takes none" : std::string(" takes ") + c.args));
+            return fail("unexpected argument '" + o.positional[c.max_positional] + "'; " + o.command +
+                        (c.max_positional == 0 ? " takes no arguments" : std::string(" takes ") + c.args));
     }
     if (!p.m.empty() || !p.n.empty() || !p.k.empty()) {
         if (p.have_mnk) return fail("--mnk and --m/--n/--k are alternatives; give one");

@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     // Everything that needs no device is checked before one is touched.
-    if (!check_arguments(o, kernel_names(), &err)) {
-        std::fprintf(stderr, "%s\n", error_line(o.command, err).c_str());
+    if (!check_arguments(o, kernel_names(), &err)) {  // a value, not the grammar: no pointer to help
+        std::fprintf(stderr, "gemmkit %s: %s\n", o.command.c_str(), err.c_str());
         return 2;
     }
     for (const Handler& h : kHandlers) {
