@@ -14,6 +14,10 @@ namespace gemmkit::cli {
 
 std::vector<const KernelInfo*> print_plans(const Options& o, const DeviceFacts& d) {
     std::vector<const KernelInfo*> chosen;
+    Problem probe;
+    std::string bad;
+    if (!problem_of({o.type, GEMMKIT_OP_N, GEMMKIT_OP_N, 1, 1, 1, 0, false}, &probe, &bad))
+        throw std::invalid_argument("--" + bad);
     std::printf("device: %s (sm_%d, %d SMs)\n", d.name.c_str(), d.sm, d.sm_count);
     const std::vector<OpPair> ops = o.ops.empty() ? std::vector<OpPair>{{GEMMKIT_OP_N, GEMMKIT_OP_N}} : o.ops;
     for (const Shape& s : o.shapes)

@@ -118,7 +118,7 @@ void write_table(const std::string& path, const std::vector<std::string>& rows, 
          "# Written by `gemmkit tune --write src/tuning/sgemm_table.csv` on the target GPU; then rebuild\n"
          "# (CMake regenerates the compiled-in table from this file). `auto` uses a row's kernel when it is\n"
          "# registered, supports the problem and runs on the device; otherwise the level rule (registry.hpp).\n"
-      << "# measured: " << analysis::one_line(d) << "; " << today_utc() << "; commit " << GEMMKIT_GIT_COMMIT;
+      << "# measured: " << analysis::one_line(d) << "; " << today_utc();  // the commit: git log of this file
     if (o.classes != "*")
         f << "\n# classes matching '" << o.classes << "' only; " << kept_from_file
           << " rows of other classes kept from the file this replaced";
