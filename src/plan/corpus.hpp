@@ -1,4 +1,4 @@
-// The golden plan corpus: ~600 problems that reach both sides of every rule in the plan (few
+// The golden plan corpus: 1,084 problems that reach both sides of every rule in the plan (few
 // columns and few rows, deep k, small tiles and stream-K, odd leading dimensions that take
 // copies, C that TMA cannot store), their plans as text. tests/host/plan_corpus.txt holds the
 // text for the built-in H100; the host test fails on any difference, so every change to a rule
