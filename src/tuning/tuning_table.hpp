@@ -10,7 +10,7 @@ namespace gemmkit::tuning {
 
 struct TunedKernel {
     const char* shape_class;  // shape_class.hpp's key
-    const char* kernel;       // a registry name; choose_kernel checks it exists and fits
+    const char* kernel;       // a registry name; plan_gemm checks it exists and fits
 };
 
 // Every row of sgemm_table.csv, in file order.

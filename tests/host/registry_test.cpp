@@ -246,7 +246,7 @@ const KernelInfo* tuned_kernel(const Problem& p, int sm) {
     return k != nullptr && k->min_sm <= sm && k->supports(p, &ignored) ? k : nullptr;
 }
 
-// The rule stated in registry.hpp, checked against the table for one problem and sm.
+// The rule plan_gemm states (src/plan/plan.cpp), checked against the table for one problem and sm.
 void expect_choice_follows_the_rule(const Problem& p, int sm) {
     std::string why;
     const KernelInfo* chosen = gemmkit::choose_kernel(p, sm, &why);

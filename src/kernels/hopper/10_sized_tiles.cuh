@@ -1,6 +1,6 @@
 // Hopper step 10 (level 14 of the f16 and bf16 families, 9 of tf32): tiles sized to the problem.
 //
-// What changed since step 9: nothing in a kernel; the launcher picks the tile. Steps 6-9 cut C
+// What changed since step 9: nothing in a kernel; the plan picks the tile. Steps 6-9 cut C
 // into pair-tiles of 256 x 256 (a cluster of two 128 x 256 CTAs), which a small C has few of:
 // 1024^3 has 16 for 66 clusters, so 50 clusters idle and each busy one runs a whole tile's
 // slabs. Stream-K (step 8) shares long tiles out along k, but a tile of few slabs gains nothing
@@ -31,8 +31,8 @@
 // of their width past C. And where a single partial round of 64 x 64 tiles streams long
 // operands (4096 x 32..128 x 4096, a layer applied to a few dozen tokens), their ring holds 12
 // slabs instead of 8 (deep_ring_pays). Measured: docs/ladder/hopper.md#lab-few-columns.
-// Everything else runs step 9. (The choice: leaves_clusters_idle, small_tiles_serve and
-// launch_step_kernel, launch.cuh, which take the smallest tiles that still fill the GPU.)
+// Everything else runs step 9. (The choice: size_tiles in src/plan/hopper_rules.cu, which takes
+// the smallest tiles that still fill the GPU; docs/plan.md#hopper.)
 // Preconditions: as step 6.
 #pragma once
 
