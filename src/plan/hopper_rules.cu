@@ -133,22 +133,17 @@ void split_stream_k(const Problem& q, const DeviceFacts& d, Plan* plan) {
         plan->note("split", "none", "whole tiles: the last round is busy enough, or a split would cost more than it saves");
 }
 
-template <class Cfg>
-void split_for(const Problem& q, const DeviceFacts& d, Plan* plan) {
-    split_stream_k<Cfg>(q, d, plan);
-}
-
 // The stream-K split of whichever configuration size_tiles chose.
 template <class Set>
 void split_sized(const Problem& q, const DeviceFacts& d, Plan* plan) {
     switch (static_cast<HopperTiles>(plan->config)) {
-        case HopperTiles::kNarrow64x16: return split_for<typename Set::Narrow>(q, d, plan);
-        case HopperTiles::kMicro64: return split_for<typename Set::Micro>(q, d, plan);
-        case HopperTiles::kMicro64Deep: return split_for<typename Set::MicroDeep>(q, d, plan);
-        case HopperTiles::kTiny128x64: return split_for<typename Set::Tiny>(q, d, plan);
-        case HopperTiles::kSmall128: return split_for<typename Set::Small>(q, d, plan);
-        case HopperTiles::kMid128x192: return split_for<typename Set::Mid>(q, d, plan);
-        default: return split_for<typename Set::Wide>(q, d, plan);
+        case HopperTiles::kNarrow64x16: return split_stream_k<typename Set::Narrow>(q, d, plan);
+        case HopperTiles::kMicro64: return split_stream_k<typename Set::Micro>(q, d, plan);
+        case HopperTiles::kMicro64Deep: return split_stream_k<typename Set::MicroDeep>(q, d, plan);
+        case HopperTiles::kTiny128x64: return split_stream_k<typename Set::Tiny>(q, d, plan);
+        case HopperTiles::kSmall128: return split_stream_k<typename Set::Small>(q, d, plan);
+        case HopperTiles::kMid128x192: return split_stream_k<typename Set::Mid>(q, d, plan);
+        default: return split_stream_k<typename Set::Wide>(q, d, plan);
     }
 }
 
@@ -224,7 +219,7 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
             split_sized<SizedTilesTf32>(q, d, plan);
         } else {
             own_tiles<Tf32Cfg>(plan, "step 07's 128x256 pair-tiles");
-            if (level == 8) split_for<Tf32Cfg>(q, d, plan);
+            if (level == 8) split_stream_k<Tf32Cfg>(q, d, plan);
         }
     } else if (level == 14) {
         size_tiles<SizedTiles16>(q, d, plan);
@@ -239,7 +234,7 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
             case 10: own_tiles<ClusterMulticastCfg>(plan, "clusters of 2 share B's slabs"); break;
             default: own_tiles<TmaStoreCfg>(plan, "clusters of 2, TMA-store epilogue"); break;
         }
-        if (level >= 12) split_for<TmaStoreCfg>(q, d, plan);
+        if (level >= 12) split_stream_k<TmaStoreCfg>(q, d, plan);
         if (level == 13) defer_epilogue(d, plan);
     }
     if (tf32 || level >= 11) {
