@@ -10,6 +10,7 @@
 #include "dispatch.hpp"
 #include "plan/plan.hpp"
 #include "registry.hpp"
+#include "sm_limit.hpp"
 #include "validate.hpp"
 
 namespace gemmkit {
@@ -156,3 +157,14 @@ extern "C" const char* gemmkit_kernel_name(int index) {
     if (index < 0 || index >= static_cast<int>(table.size())) return nullptr;
     return table[index].name;
 }
+
+extern "C" gemmkit_status gemmkit_set_sm_limit(int sm_count) {
+    if (sm_count < 0)
+        return gemmkit::fail(GEMMKIT_INVALID_VALUE,
+                             "sm_count = " + std::to_string(sm_count) + " is negative (0 lifts the limit)");
+    gemmkit::set_sm_limit(sm_count);
+    gemmkit::clear_error();
+    return GEMMKIT_SUCCESS;
+}
+
+extern "C" int gemmkit_sm_limit(void) { return gemmkit::sm_limit(); }

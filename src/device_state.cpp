@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/status.hpp"
+#include "sm_limit.hpp"
 
 namespace gemmkit::hopper {
 bool hopper_code_loaded();  // kernels/hopper/registry.cu
@@ -54,10 +55,19 @@ gemmkit_status current_device(DeviceState* out) {
     return GEMMKIT_SUCCESS;
 }
 
+namespace {
+thread_local int t_sm_limit = 0;  // gemmkit_set_sm_limit's, for this thread's GEMMs; 0: none
+}  // namespace
+
+void set_sm_limit(int sm_count) { t_sm_limit = sm_count; }
+int sm_limit() { return t_sm_limit; }
+
 gemmkit_status current_device_facts(DeviceFacts* out) {
     DeviceState dev;
     if (gemmkit_status s = current_device(&dev); s != GEMMKIT_SUCCESS) return s;
     *out = dev.facts;
+    // The thread's SM limit (gemmkit_set_sm_limit), where one is set, caps the SM count.
+    if (t_sm_limit > 0 && t_sm_limit < out->sm_count) out->sm_count = t_sm_limit;
     return GEMMKIT_SUCCESS;
 }
 

@@ -92,6 +92,14 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op trans
                                            const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
                                            gemmkit_compute compute, const char* kernel);
 
+/* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
+ * default: all of them), leaving the rest to kernels that run beside them on other streams,
+ * such as NCCL's while gemmkit_dist overlaps communication with a GEMM. Persistent and
+ * stream-K grids are sized for that many SMs; grids of one block a tile are not changed.
+ * Thread-local, so it applies to the calls of this thread only. Negative: INVALID_VALUE. */
+GEMMKIT_API gemmkit_status gemmkit_set_sm_limit(int sm_count);
+GEMMKIT_API int gemmkit_sm_limit(void);
+
 /* GEMMKIT_VERSION of the library the program runs against (the header it was compiled with
  * may differ: compare with GEMMKIT_VERSION). */
 GEMMKIT_API int gemmkit_version(void);

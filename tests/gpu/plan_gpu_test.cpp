@@ -46,5 +46,28 @@ TEST_F(PlanGpuTest, CurrentFactsPlanAsTheBuiltInOnes) {
     EXPECT_TRUE(corpus_text(d) == corpus_text(h100));
 }
 
+// gemmkit_set_sm_limit caps the SM count the plan sizes grids for (as a GEMM beside NCCL's
+// kernels needs), and a GEMM planned that way is still right.
+TEST_F(PlanGpuTest, SmLimitCapsTheFactsAndTheGemmStaysRight) {
+    DeviceFacts all;
+    ASSERT_EQ(current_device_facts(&all), GEMMKIT_SUCCESS);
+    const int limit = all.sm_count - 8;
+    const test::HostGemm h = test::HostGemm::random(GEMMKIT_OP_N, GEMMKIT_OP_T, 1000, 1500, 700, 3, 1.5f, 0.5f, 91);
+    test::DeviceGemm d(h);
+    ASSERT_EQ(gemmkit_set_sm_limit(limit), GEMMKIT_SUCCESS);
+    DeviceFacts limited;
+    const gemmkit_status facts_status = current_device_facts(&limited);
+    const gemmkit_status run_status = d.run(stream_, nullptr);
+    ASSERT_EQ(gemmkit_set_sm_limit(0), GEMMKIT_SUCCESS);
+    ASSERT_EQ(facts_status, GEMMKIT_SUCCESS);
+    EXPECT_EQ(limited.sm_count, limit);
+    ASSERT_EQ(run_status, GEMMKIT_SUCCESS) << test::status_text(run_status);
+    const verify::CompareResult r = h.check(test::download(d.C, stream_));
+    EXPECT_TRUE(r.pass) << h.describe() << ": " << verify::describe(r);
+    DeviceFacts again;
+    ASSERT_EQ(current_device_facts(&again), GEMMKIT_SUCCESS);
+    EXPECT_EQ(again.sm_count, all.sm_count);
+}
+
 }  // namespace
 }  // namespace gemmkit

@@ -411,4 +411,19 @@ TEST(Dgemm, ShortLeadingDimensionIsRejectedByName) {
     EXPECT_TRUE(names(gemmkit_last_error(), "lda"));
 }
 
+// gemmkit_set_sm_limit: a negative count is refused and names the argument; the limit belongs
+// to the thread that set it.
+TEST(SmLimit, NegativeIsRefusedAndTheLimitIsPerThread) {
+    EXPECT_EQ(gemmkit_set_sm_limit(-1), GEMMKIT_INVALID_VALUE);
+    EXPECT_TRUE(names(gemmkit_last_error(), "sm_count"));
+    EXPECT_EQ(gemmkit_sm_limit(), 0);
+    ASSERT_EQ(gemmkit_set_sm_limit(100), GEMMKIT_SUCCESS);
+    EXPECT_EQ(gemmkit_sm_limit(), 100);
+    int seen_elsewhere = -1;
+    std::thread([&] { seen_elsewhere = gemmkit_sm_limit(); }).join();
+    EXPECT_EQ(seen_elsewhere, 0);
+    ASSERT_EQ(gemmkit_set_sm_limit(0), GEMMKIT_SUCCESS);
+    EXPECT_EQ(gemmkit_sm_limit(), 0);
+}
+
 }  // namespace
