@@ -193,6 +193,9 @@ const std::vector<CommandSpec> kCommands = {
     {"profile", "TARGET", 1,
      "Nsight Compute on one launch of a kernel (or rowmean.v1..v5), summarized;\n"
      "--mnk / --lmn pick the size, --write FILE keeps ncu's full report"},
+    {"dist-bench", "", 0,
+     "tensor-parallel AllGather-GEMM and GEMM-ReduceScatter on --gpus GPUs (NCCL, one\n"
+     "process each), overlapped vs NCCL + gemmkit and NCCL + cuBLAS one after the other"},
     {"help", "[COMMAND]", 1, "the commands and options, or one command's (also -h, --help)"},
 };
 
@@ -207,7 +210,7 @@ const std::vector<OptionSpec> kOptions = {
          p->have_mnk = true;
          return parse_shapes(v, &p->o.shapes, err);
      }},
-    {"--m", "LIST", "verify bench plan explain",
+    {"--m", "LIST", "verify bench plan explain dist-bench",
      "sizes: N, A:B:xF (geometric), A:B:+S (arithmetic); the shapes are every (m, n, k)",
      [](const std::string& v, Pending* p, std::string* err) { return parse_size_list(v, &p->m, err); }},
     {"--n", "LIST", "verify bench plan explain", "sizes of n, as --m (default: n = m)",
@@ -220,9 +223,9 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) {
          return either(v, "same", "f32", "same (C of A/B's type) or f32", &p->o.c_f32, err);
      }},
-    {"--warmup", "W", "bench tune bandwidth rowmean-matvec", "untimed calls per contender before timing (default 3)",
+    {"--warmup", "W", "bench tune bandwidth rowmean-matvec dist-bench", "untimed calls per contender before timing (default 3)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.warmup, err); }},
-    {"--iters", "I", "bench tune bandwidth rowmean-matvec", "timed calls per contender (default 20)",
+    {"--iters", "I", "bench tune bandwidth rowmean-matvec dist-bench", "timed calls per contender (default 20)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 1, &p->o.iters, err); }},
     {"--max-seconds", "S", "bench tune bandwidth rowmean-matvec",
      "stop repeating a slow contender after S seconds (default 3; tune: per candidate)",
@@ -233,9 +236,9 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) {
          return either(v, "write", "read", "write (a memset) or read (loads only)", &p->o.flush_by_reading, err);
      }},
-    {"--seed", "S", "verify bench tune bandwidth rowmean-matvec", "random inputs' seed (default 2024)",
+    {"--seed", "S", "verify bench tune bandwidth rowmean-matvec dist-bench", "random inputs' seed (default 2024)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, uint64_t{0}, &p->o.seed, err); }},
-    {"--csv", "FILE", "bench bandwidth rowmean-matvec", "also write the results to FILE (CSV, RFC 4180)",
+    {"--csv", "FILE", "bench bandwidth rowmean-matvec dist-bench", "also write the results to FILE (CSV, RFC 4180)",
      [](const std::string& v, Pending* p, std::string* err) { return file_name(v, &p->o.csv, err); }},
     {"--json", "FILE", "bench", "also write the results to FILE (JSON; a number that is not finite is null)",
      [](const std::string& v, Pending* p, std::string* err) { return file_name(v, &p->o.json, err); }},
@@ -258,6 +261,14 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},
     {"--corpus", nullptr, "plan", "print the golden plan corpus",
      [](const std::string&, Pending* p, std::string*) { return p->o.corpus = true, true; }},
+    {"--gpus", "P", "dist-bench", "GPUs (ranks), one process each (default: every visible GPU)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, 1, &p->o.gpus, err); }},
+    {"--hidden", "H", "dist-bench", "the model's hidden size: k of AllGather-GEMM, n of GEMM-ReduceScatter (default 8192)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.hidden, err); }},
+    {"--ffn", "F", "dist-bench", "the FFN size, split over the GPUs (default 28672)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.ffn, err); }},
+    {"--comm-sms", "N", "dist-bench", "SMs the overlapped GEMMs leave to NCCL (default: the plan's)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
     {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
      "no progress on stderr; verify prints failures only",
      [](const std::string&, Pending* p, std::string*) { return p->o.quiet = true, true; }},

@@ -20,6 +20,7 @@ int cmd_bandwidth(const Options& o);
 int cmd_rowmean_matvec(const Options& o);
 int cmd_profile(const Options& o);
 int cmd_plan(const Options& o);
+int cmd_dist_bench(const Options& o);
 
 // The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
 // a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their

@@ -33,6 +33,7 @@ constexpr Handler kHandlers[] = {
     {"rowmean-matvec", gemmkit::cli::cmd_rowmean_matvec},
     {"profile", gemmkit::cli::cmd_profile},
     {"plan", gemmkit::cli::cmd_plan},
+    {"dist-bench", gemmkit::cli::cmd_dist_bench},
 };
 
 std::vector<std::string> kernel_names() {

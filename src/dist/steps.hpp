@@ -1,0 +1,43 @@
+// The pieces the tensor-parallel schedules are made of: a row-major GEMM on a block of rows,
+// and the events that order the caller's stream and the context's communication stream.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "dist/context.hpp"
+
+namespace gemmkit::dist {
+
+// One call's fixed operands: W, the types, and the GEMM's width and depth.
+struct Call {
+    gemmkit_dist_context* ctx = nullptr;
+    cudaStream_t stream = nullptr;
+    gemmkit_dtype type = GEMMKIT_R_16BF;
+    ncclDataType_t nccl_type = ncclBfloat16;
+    int64_t elem = 2;
+    int64_t n = 0, k = 0;  // Y's columns, X's columns
+    const void* w = nullptr;
+    gemmkit_op w_op = GEMMKIT_OP_N;
+    int64_t ldw = 0;
+};
+
+// Y[rows, n] = X[rows, k] · op(W) + beta · Y (row-major; gemmkit's column-major C^T = op(W)^T X^T).
+// sms > 0 plans the GEMM for at most that many SMs (gemmkit_set_sm_limit), leaving the rest to
+// NCCL; the thread's own limit is restored after.
+gemmkit_status gemm_rows(const Call& c, int64_t rows, const void* x, int64_t ldx, void* y, int64_t ldy, float beta,
+                         int sms);
+
+// `waiter` waits for what `signaler` has enqueued so far.
+gemmkit_status order_after(cudaStream_t signaler, cudaStream_t waiter);
+
+inline const void* row_ptr(const void* base, int64_t row, int64_t ld, int64_t elem) {
+    return static_cast<const char*>(base) + row * ld * elem;
+}
+inline void* row_ptr(void* base, int64_t row, int64_t ld, int64_t elem) {
+    return static_cast<char*>(base) + row * ld * elem;
+}
+
+}  // namespace gemmkit::dist
