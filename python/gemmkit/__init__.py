@@ -9,9 +9,10 @@
 gemm, matmul and linear take torch tensors, CuPy arrays and anything with
 __cuda_array_interface__ or DLPack (JAX, ...). Importing gemmkit needs no GPU; where torch is
 installed, it also registers the torch.ops.gemmkit operators (gemmkit.torch_ops).
+gemmkit.dist has tensor-parallel layers on NCCL; it loads its library (and NCCL) on first use.
 """
 
-from . import _C
+from . import _C, dist
 from ._api import (
     CudaError,
     GemmkitError,
@@ -46,6 +47,7 @@ __all__ = [
     "NotSupportedError",
     "__version__",
     "device_count",
+    "dist",
     "gemm",
     "kernels",
     "linear",
