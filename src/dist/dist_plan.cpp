@@ -65,7 +65,8 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
     // Bytes each rank receives: the other ranks' rows of X, or the other ranks' partial sums
     // of its own rows (as many as it sends of theirs).
     const double moved = double(s.m - rows_of(s.m, P, 0)) * (gather ? s.k : s.n) * s.elem_bytes;
-    const double capped_gbps = f.link_gbps * p.comm_sms / kCommSms * (gather ? 1.0 : kRingRate);
+    // Fewer CTAs move less; more did not move more (16 at P = 4: ~64 GB/s over three peers).
+    const double capped_gbps = f.link_gbps * std::min(p.comm_sms, kCommSms) / kCommSms * (gather ? 1.0 : kRingRate);
     p.comm_us = moved / (capped_gbps * 1e3);
     p.sequential_us = p.gemm_us + moved / (f.seq_gbps * 1e3);
     p.reasons.push_back(fmt("model: GEMM %.0f us at %.0f TFLOP/s; transfers %.0f us at %.0f GB/s", p.gemm_us,

@@ -27,8 +27,9 @@ struct DistFacts {
     int sm_count = 132;
     double gemm_tflops = 700;  // a large BF16 GEMM's rate on one GPU
     // What one rank receives per second: through the overlap's communicator, its kernels held to
-    // the default comm_sms CTAs (scaled for another number); and through NCCL's collectives with
-    // their own defaults, as the sequential schedule runs them. docs/dist.md#the-plan.
+    // the default comm_sms CTAs (scaled down for fewer; more were not faster); and through NCCL's
+    // collectives with their own defaults, as the sequential schedule runs them.
+    // docs/dist.md#the-plan.
     double link_gbps = 48;
     double seq_gbps = 200;
 };

@@ -327,15 +327,19 @@ TEST(DistPlan, ModelScalesWithFlopsBytesAndFacts) {
     slow_link.link_gbps = f.link_gbps / 2;
     fast_gemm.gemm_tflops = f.gemm_tflops * 2;
     slow_collective.seq_gbps = f.seq_gbps / 2;
-    DistRequest more_ctas;
+    // The capped transfers' rate falls with fewer CTAs than the default and does not rise with
+    // more (measured: docs/dist.md#the-plan).
+    DistRequest more_ctas, fewer_ctas;
     more_ctas.comm_sms = 2 * comm_sms_for({});
+    fewer_ctas.comm_sms = comm_sms_for({}) / 2;
     auto seq_transfer = [](const DistPlan& p) { return p.sequential_us - p.gemm_us; };
     for (const DistShape& s : {llama_allgather(2), llama_reducescatter(4)}) {
         const DistPlan base = plan_dist(s, f, {});
         EXPECT_NEAR(base.gemm_us, 2.0 * s.m * s.n * s.k / (f.gemm_tflops * 1e6), 1e-6 * base.gemm_us);
         EXPECT_NEAR(plan_dist(s, fast_gemm, {}).gemm_us, base.gemm_us / 2, 1e-9 * base.gemm_us);
         EXPECT_NEAR(plan_dist(s, slow_link, {}).comm_us, 2 * base.comm_us, 1e-9 * base.comm_us);
-        EXPECT_NEAR(plan_dist(s, f, more_ctas).comm_us, base.comm_us / 2, 1e-9 * base.comm_us);
+        EXPECT_NEAR(plan_dist(s, f, more_ctas).comm_us, base.comm_us, 1e-9 * base.comm_us);
+        EXPECT_NEAR(plan_dist(s, f, fewer_ctas).comm_us, 2 * base.comm_us, 1e-9 * base.comm_us);
         EXPECT_NEAR(seq_transfer(plan_dist(s, slow_collective, {})), 2 * seq_transfer(base), 1e-6 * seq_transfer(base));
         DistShape twice = s;
         twice.m *= 2;

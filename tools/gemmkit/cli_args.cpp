@@ -186,7 +186,8 @@ const std::vector<CommandSpec> kCommands = {
     {"plan", "", 0,
      "what auto runs for --mnk shapes of --type (f32 tf32 f16 bf16 f64) and --ops, and\n"
      "why, on --device h100|h200 (built-in facts, no GPU needed) or current;\n"
-     "--corpus prints the golden plan corpus (tests/host/plan_corpus.txt)"},
+     "--corpus prints the golden plan corpus (tests/host/plan_corpus.txt);\n"
+     "--gpus P --m LIST: gemmkit_dist's plans (docs/dist.md)"},
     {"info", "", 0, "the device: SMs, clocks, memory, theoretical peaks"},
     {"bandwidth", "", 0, "SAXPY and copies, 1 MiB to 4 GiB (--mib LIST): GB/s, % of theoretical DRAM"},
     {"rowmean-matvec", "", 0, "case study: batched row means + mat-vec, cpu and v1..v5 (--lmn LxMxN, --versions)"},
@@ -261,13 +262,15 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},
     {"--corpus", nullptr, "plan", "print the golden plan corpus",
      [](const std::string&, Pending* p, std::string*) { return p->o.corpus = true, true; }},
-    {"--gpus", "P", "dist-bench", "GPUs (ranks), one process each (default: every visible GPU)",
+    {"--gpus", "P", "dist-bench plan",
+     "dist-bench: GPUs (ranks), one process each (default: every visible GPU);\n"
+     "plan: gemmkit_dist's plans for an MLP of --hidden and --ffn on P GPUs, at --m tokens",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 1, &p->o.gpus, err); }},
-    {"--hidden", "H", "dist-bench", "the model's hidden size: k of AllGather-GEMM, n of GEMM-ReduceScatter (default 8192)",
+    {"--hidden", "H", "dist-bench plan", "the model's hidden size: k of AllGather-GEMM, n of GEMM-ReduceScatter (default 8192)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.hidden, err); }},
-    {"--ffn", "F", "dist-bench", "the FFN size, split over the GPUs (default 28672)",
+    {"--ffn", "F", "dist-bench plan", "the FFN size, split over the GPUs (default 28672)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.ffn, err); }},
-    {"--comm-sms", "N", "dist-bench", "SMs the overlapped GEMMs leave to NCCL (default: the plan's)",
+    {"--comm-sms", "N", "dist-bench plan", "SMs the overlapped GEMMs leave to NCCL (default: the plan's)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
     {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
      "no progress on stderr; verify prints failures only",

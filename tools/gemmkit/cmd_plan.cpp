@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "device_state.hpp"
+#include "dist/dist_plan.hpp"
 #include "plan/corpus.hpp"
 #include "plan/plan.hpp"
 
@@ -50,9 +51,44 @@ bool plan_facts(const std::string& device, const char* command, DeviceFacts* d) 
     return false;
 }
 
+namespace {
+
+// With --gpus P: gemmkit_dist's plans (src/dist/dist_plan.hpp) for a tensor-parallel MLP of
+// --hidden and --ffn, split over P GPUs, at each --m token count: its AllGather-GEMM (the
+// up-projection, n_local = ffn / P, k = hidden) and GEMM-ReduceScatter (the down-projection,
+// n = hidden, k_local = ffn / P).
+int print_dist_plans(const Options& o, const DeviceFacts& d) {
+    dist::DistFacts facts;
+    facts.sm_count = d.sm_count;
+    dist::DistRequest request;
+    request.comm_sms = o.comm_sms;
+    const int P = o.gpus;
+    const int64_t width = o.ffn / P;
+    std::printf("device: %s (%d SMs), %d GPUs, hidden %lld, FFN %lld (%lld a GPU)\n", d.name.c_str(), d.sm_count, P,
+                static_cast<long long>(o.hidden), static_cast<long long>(o.ffn), static_cast<long long>(width));
+    for (const Shape& s : o.shapes) {
+        const dist::DistShape gather{dist::DistOp::kAllGatherGemm, s.m, width, o.hidden, P, 2};
+        const dist::DistShape scatter{dist::DistOp::kGemmReduceScatter, s.m, o.hidden, width, P, 2};
+        std::printf("AllGather-GEMM m=%lld: %s\n", static_cast<long long>(s.m),
+                    dist::describe(dist::plan_dist(gather, facts, request)).c_str());
+        std::printf("GEMM-ReduceScatter m=%lld: %s\n", static_cast<long long>(s.m),
+                    dist::describe(dist::plan_dist(scatter, facts, request)).c_str());
+    }
+    return 0;
+}
+
+}  // namespace
+
 int cmd_plan(const Options& o) {
     DeviceFacts d;
     if (!plan_facts(o.device, "plan", &d)) return 2;
+    if (o.gpus > 0) {
+        if (o.shapes.empty() || o.ffn % o.gpus != 0) {
+            std::fprintf(stderr, "gemmkit plan --gpus: give the token counts with --m, and an --ffn that --gpus divides\n");
+            return 2;
+        }
+        return print_dist_plans(o, d);
+    }
     if (o.corpus) {
         std::fputs(corpus_text(d).c_str(), stdout);
         return 0;
