@@ -60,5 +60,5 @@ if [[ $sections == *,python,* ]]; then
     echo "overhead rc=$?"; cat "$OUT/python-overhead.log"
 fi
 stage done
-# The device tool brings back at most 8 files: everything else, in one archive.
-tar -czf /tmp/all-logs.tgz -C "$OUT" . && mv /tmp/all-logs.tgz "$OUT/all-logs.tgz"
+# The device tool brings back at most 8 files: all of them in one archive instead.
+tar -czf /tmp/all-logs.tgz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/all-logs.tgz "$OUT/all-logs.tgz"

@@ -74,5 +74,5 @@ for P in 2 4; do
     echo "dist-bench P=$P rc=$?"; grep -v "^ " "$OUT/dist-bench-p$P.log"
 done
 stage done
-# The device tool brings back at most 8 files: everything else, in one archive.
-tar -czf /tmp/all-logs.tgz -C "$OUT" . && mv /tmp/all-logs.tgz "$OUT/all-logs.tgz"
+# The device tool brings back at most 8 files: all of them in one archive instead.
+tar -czf /tmp/all-logs.tgz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/all-logs.tgz "$OUT/all-logs.tgz"
