@@ -13,8 +13,8 @@
 // shows; step 6 removes it.
 #pragma once
 
+#include "kernels/grouped_order.cuh"
 #include "kernels/hopper/03_warp_specialized.cuh"
-#include "kernels/tensor/05_tuned.cuh"
 
 namespace gemmkit::hopper {
 

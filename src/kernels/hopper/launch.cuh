@@ -12,7 +12,6 @@
 #include "kernels/hopper/peeled_edges.hpp"
 #include "kernels/hopper/slab.cuh"
 #include "kernels/hopper/tensor_map.hpp"
-#include "kernels/tensor/05_tuned.cuh"
 #include "plan/configs.hpp"
 #include "plan/plan.hpp"
 
@@ -147,7 +146,7 @@ cudaError_t launch_with_copies(const Problem& p, const Plan& plan, cudaStream_t 
 
 // Whether the image the driver loaded for the current device holds the Hopper kernels' real
 // code, not the traps a build without sm_90a leaves (ptx/arch.cuh). Read once a device
-// (registry.cu, which holds the kernels).
+// (registry.cu, one of the files that hold the kernels).
 bool hopper_code_loaded();
 
 // Whether Step runs step 8's schedule (its kernel then takes StreamKArgs).
@@ -218,6 +217,20 @@ cudaError_t launch_step_kernel(const Problem& p, const Plan& plan, cudaStream_t 
     }
 }
 
+// Step's kernel for element type T and C of TC, every op: a function a type pair, so that a file
+// can compile some pairs' kernels apart (the `extern template`s of registry_steps.cuh).
+template <class Step, class T, class TC>
+cudaError_t launch_step_typed(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    return with_ops(p, [&](auto ta, auto tb) {
+        return launch_step_kernel<Step, T, TC, decltype(ta)::value, decltype(tb)::value>(p, plan, stream);
+    });
+}
+
+// tensor::launch_tuned (the mma.sync pipeline, step 05) on p with these tiles: what the Hopper
+// steps fall back to. Defined in registry.cu, so that the files of the f16 and bf16 steps need not
+// compile step 05's 64 kernels.
+cudaError_t launch_pipeline_fallback(const Problem& p, PipelineTiles tiles, cudaStream_t stream);
+
 // Launches Step (Cfg, grid(), SlabB, kTmaStore, kPadsUnaligned, `kernel<T, TC, kTransA, kTransB>`
 // and, for steps 12 and 13, kStreamK and Whole, the step it runs where nothing is split, and for
 // step 13 OneRound, what runs where the grid holds every tile at once; for step 14 Tiles, the
@@ -227,15 +240,11 @@ cudaError_t launch_step_kernel(const Problem& p, const Plan& plan, cudaStream_t 
 template <class Step>
 cudaError_t launch_hopper_step(const Problem& p, const Plan& plan, cudaStream_t stream) {
     const auto fallback_tiles = static_cast<PipelineTiles>(plan.fallback_config);
-    auto pipeline = [&](const Problem& q) { return tensor::launch_tuned(q, fallback_tiles, stream); };
+    auto pipeline = [&](const Problem& q) { return launch_pipeline_fallback(q, fallback_tiles, stream); };
     if (static_cast<HopperTiles>(plan.config) == HopperTiles::kPipeline) return pipeline(p);
     auto direct = [&](const Problem& q) {
         return tensor::with_half_types(q, [&](auto t, auto tc) {
-            using T = typename decltype(t)::type;
-            using TC = typename decltype(tc)::type;
-            return with_ops(q, [&](auto ta, auto tb) {
-                return launch_step_kernel<Step, T, TC, decltype(ta)::value, decltype(tb)::value>(q, plan, stream);
-            });
+            return launch_step_typed<Step, typename decltype(t)::type, typename decltype(tc)::type>(q, plan, stream);
         });
     };
     return launch_with_copies(p, plan, stream, direct, pipeline);

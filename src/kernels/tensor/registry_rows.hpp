@@ -55,7 +55,7 @@ inline constexpr const char* kAsyncFastPath =
     "all ops; A and B 16-byte aligned with lda, ldb multiples of 16 bytes (cp.async; else step 03 runs)";
 
 // Rows of the table, in ladder order (wmma.cu, mma_ldmatrix.cu, pipeline.cu, tf32.cu, and the
-// Hopper steps in kernels/hopper/registry.cu).
+// Hopper steps in kernels/hopper/registry*.cu).
 void add_wmma_kernels(std::vector<KernelInfo>* table);
 void add_mma_ldmatrix_kernels(std::vector<KernelInfo>* table);
 void add_pipeline_kernels(std::vector<KernelInfo>* table);
