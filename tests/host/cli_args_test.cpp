@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_args.hpp"
+#include "cli_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -25,6 +26,8 @@ using gemmkit::cli::OpPair;
 using gemmkit::cli::Options;
 using gemmkit::cli::Shape;
 using gemmkit::test::contains;
+using gemmkit::test::Parsed;
+using gemmkit::test::parse;
 
 std::vector<int64_t> sizes(const std::string& text) {
     std::vector<int64_t> out;
@@ -53,19 +56,6 @@ bool shapes_fail(const std::string& text) {
     std::vector<Shape> out;
     std::string err;
     return !gemmkit::cli::parse_shapes(text, &out, &err) && !err.empty();
-}
-
-struct Parsed {
-    bool ok;
-    Options opt;
-    std::string err;
-};
-
-Parsed parse(std::vector<const char*> args) {
-    args.insert(args.begin(), "gemmkit");
-    Parsed r;
-    r.ok = gemmkit::cli::parse_options(static_cast<int>(args.size()), args.data(), &r.opt, &r.err);
-    return r;
 }
 
 TEST(ParseSizeList, SingleSize) { EXPECT_EQ(sizes("4096"), (std::vector<int64_t>{4096})); }

@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "shape_corpus.hpp"
+
 namespace gemmkit::cli {
 namespace {
 
@@ -174,6 +176,25 @@ bool file_name(const std::string& value, std::string* target, std::string* err) 
     return true;
 }
 
+// --types: comma-separated names of corpus_types(), each at most once, in the order given.
+bool type_list(const std::string& value, std::vector<std::string>* out, std::string* err) {
+    const std::vector<CorpusType>& known = corpus_types();
+    out->clear();
+    if (value.empty()) return *err = "empty type list", false;
+    for (const std::string& name : split(value, ',')) {
+        if (std::none_of(known.begin(), known.end(), [&](const CorpusType& t) { return name == t.name; }))
+            return *err = "'" + name + "' is not a type: use f32, tf32, f16, bf16 or f64", false;
+        if (std::find(out->begin(), out->end(), name) != out->end())
+            return *err = "'" + name + "' is named twice", false;
+        out->push_back(name);
+    }
+    return true;
+}
+
+// Options that choose what bench times, which the shape suite's corpus fixes.
+constexpr const char* kNotForShapeSuite[] = {"--kernels", "--mnk",    "--m",    "--n",      "--k",
+                                              "--ops",     "--c-type", "--json", "--samples"};
+
 // The commands. Fields: name, positional arguments, how many at most, summary.
 const std::vector<CommandSpec> kCommands = {
     {"list", "", 0, "the registered kernels and what each serves at full speed"},
@@ -272,6 +293,16 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.ffn, err); }},
     {"--comm-sms", "N", "dist-bench plan", "SMs the overlapped GEMMs leave to NCCL (default: the plan's)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
+    {"--suite", "ladder|shapes", "bench",
+     "ladder: the default suite; shapes: the shape corpus (~70 shapes in classes), auto\n"
+     "against cuBLAS for each --types, then its first rows again (the repeat check);\n"
+     "its timing defaults: --warmup 2 --iters 10 --max-seconds 0.5",
+     [](const std::string& v, Pending* p, std::string* err) {
+         if (v != "ladder" && v != "shapes") return *err = "'" + v + "': use ladder or shapes", false;
+         return p->o.suite = v, true;
+     }},
+    {"--types", "LIST", "bench", "--suite shapes: some of f32,tf32,f16,bf16,f64 (default: all five)",
+     [](const std::string& v, Pending* p, std::string* err) { return type_list(v, &p->o.types, err); }},
     {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
      "no progress on stderr; verify prints failures only",
      [](const std::string&, Pending* p, std::string*) { return p->o.quiet = true, true; }},
@@ -396,14 +427,26 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         if (o.positional.size() > static_cast<size_t>(c.max_positional))
             return fail("unexpected argument '" + o.positional[c.max_positional] + "'; " + o.command +
                         (c.max_positional == 0 ? " takes no arguments" : std::string(" takes ") + c.args));
+        if (o.suite == "shapes")
+            for (const OptionSpec* spec : given)
+                for (const char* name : kNotForShapeSuite)
+                    if (std::strcmp(name, spec->name) == 0)
+                        return fail(std::string(name) +
+                                    " does not apply to --suite shapes (its corpus fixes what is timed)");
+        if (!o.types.empty() && o.suite != "shapes") return fail("--types needs --suite shapes");
     }
     if (!p.m.empty() || !p.n.empty() || !p.k.empty()) {
         if (p.have_mnk) return fail("--mnk and --m/--n/--k are alternatives; give one");
         if (p.m.empty()) return fail("--n/--k need --m");
         o.shapes = shape_product(p.m, p.n, p.k);
     }
+    for (const OptionSpec* spec : given) o.given.push_back(spec->name);
     *out = o;
     return true;
+}
+
+bool was_given(const Options& o, const char* option) {
+    return std::find(o.given.begin(), o.given.end(), option) != o.given.end();
 }
 
 std::string error_line(const std::string& command, const std::string& err) {

@@ -72,7 +72,13 @@ struct Options {
     int64_t hidden = 8192;            // --hidden H: dist-bench's model width
     int64_t ffn = 28672;              // --ffn F: dist-bench's FFN width, split over the ranks
     int comm_sms = 0;                 // --comm-sms N: SMs left to NCCL during overlap; 0: the plan's
+    std::string suite = "ladder";     // --suite ladder|shapes: bench's default suite, or the shape corpus
+    std::vector<std::string> types;   // --types LIST: the shape suite's types; empty: all five
+    std::vector<std::string> given;   // the options named on the command line ("--iters"), in order
 };
+
+// Whether `option` ("--iters") was on the command line, not left at its default.
+bool was_given(const Options& o, const char* option);
 
 // The grammar is two tables. A command is a row of command_table(); an option is a row of
 // option_table() that names the commands accepting it and applies its value to Options. Adding a

@@ -1,9 +1,11 @@
 // gemmkit bench: verify each kernel on the shape, then time it against cuBLAS with the same
 // types (those of its registry row), interleaved, L2 flushed before every call, medians reported.
+// `--suite shapes` runs the shape corpus instead (bench_shapes.cpp).
 #include <cstdio>
 #include <fstream>
 
 #include "analysis/device_info.hpp"
+#include "bench_metrics.hpp"
 #include "bench_timer.hpp"
 #include "commands.hpp"
 #include "common/check.hpp"
@@ -40,19 +42,6 @@ std::string why_auto_failed(const Problem& p, int sm) {
     choose_kernel(p, sm, &why);
     return why;
 }
-
-double tflops_of(const Shape& s, double ms) { return ms > 0 ? 2.0 * s.m * s.n * s.k / (ms * 1e-3) / 1e12 : 0; }
-
-// The device's peak for a type group: CUDA cores for FP32, tensor cores for TF32 and FP16/BF16,
-// DMMA for FP64 where the device has it (else its FP64 CUDA cores).
-double peak_of(const analysis::Peaks& peaks, const verify::Types& t) {
-    if (t.compute == GEMMKIT_COMPUTE_32F_FAST_TF32) return peaks.tf32_tensor;
-    if (t.ab == GEMMKIT_R_16F || t.ab == GEMMKIT_R_16BF) return peaks.fp16_tensor;
-    if (t.ab == GEMMKIT_R_64F) return peaks.fp64_tensor > 0 ? peaks.fp64_tensor : peaks.fp64;
-    return peaks.fp32;
-}
-
-double pct_of_peak(double tflops, double peak) { return peak > 0 ? 100.0 * tflops * 1e12 / peak : 0; }
 
 // The selected kernels by type group; `auto` alone still needs one group to run in (FP32).
 std::vector<verify::KernelGroup> bench_groups(const std::vector<const KernelInfo*>& kernels, bool c_f32,
@@ -155,6 +144,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const ana
 }  // namespace
 
 int cmd_bench(const Options& o) {
+    if (o.suite == "shapes") return bench_shapes(o);
     const auto kernels = selected_kernels(o);
     // `auto` (what gemmkit_sgemm / gemmkit_gemm_ex pick) is benchmarked as one more contender
     // per type group when the --kernels globs match the word "auto" (the default "*" does).

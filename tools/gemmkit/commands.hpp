@@ -22,6 +22,9 @@ int cmd_profile(const Options& o);
 int cmd_plan(const Options& o);
 int cmd_dist_bench(const Options& o);
 
+// bench --suite shapes: the shape corpus, auto against cuBLAS for each type (bench_shapes.cpp).
+int bench_shapes(const Options& o);
+
 // The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
 // a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their
 // reasons; returns the kernels they chose (gemmkit plan, gemmkit explain --mnk).
