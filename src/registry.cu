@@ -7,6 +7,7 @@
 
 #include "kernels/dgemm/registry_rows.hpp"
 #include "kernels/sgemm/registry_rows.hpp"
+#include "kernels/skinny/registry_rows.hpp"
 #include "kernels/tensor/registry_rows.hpp"
 
 namespace gemmkit {
@@ -30,6 +31,7 @@ std::vector<KernelInfo> build_registry() {
     tensor::add_tf32_kernels(&table);
     tensor::add_hopper_kernels(&table);
     dgemm::add_dgemm_kernels(&table);
+    skinny::add_few_vectors_kernels(&table);  // one row a type, the last step of each ladder
     // ...so group rows by family, keeping each family's ladder order (families in order of
     // first appearance): `list` and the bench then show one family at a time.
     std::vector<std::string> families;

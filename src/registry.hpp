@@ -14,7 +14,9 @@ namespace gemmkit {
 
 // Which of the plan's rules configure a row (plan.cpp, src/plan/*_rules.cu): none (the row runs
 // one configuration), or its family's.
-enum class PlanRules { kNone, kPipeline, kTf32Pipeline, kHopper, kTf32Hopper, kDmmaStreamK, kDmmaSized, kSplitK };
+enum class PlanRules {
+    kNone, kPipeline, kTf32Pipeline, kHopper, kTf32Hopper, kDmmaStreamK, kDmmaSized, kSplitK, kFewVectors
+};
 
 // Bit for one op combination in KernelInfo::fast_ops.
 constexpr unsigned op_bit(gemmkit_op a, gemmkit_op b) { return 1u << (2 * (a == GEMMKIT_OP_T) + (b == GEMMKIT_OP_T)); }

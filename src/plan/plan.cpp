@@ -1,6 +1,6 @@
-// plan_gemm: the one place where `auto` chooses. First the registry row (the tuning table for
-// FP32, else the highest-level row that `auto` may serve), then that row's configuration by its
-// family's rules (rules.hpp). docs/plan.md describes both.
+// plan_gemm: the one place where `auto` chooses. First the registry row (the few-vectors rule,
+// else the tuning table for FP32, else the highest-level row that `auto` may serve), then that
+// row's configuration by its family's rules (rules.hpp). docs/plan.md describes both.
 #include "plan/plan.hpp"
 
 #include <cstring>
@@ -69,6 +69,7 @@ void configure(const Problem& p, const DeviceFacts& d, Plan* plan) {
         case PlanRules::kDmmaStreamK: return plan_dmma(p, d, false, plan);
         case PlanRules::kDmmaSized: return plan_dmma(p, d, true, plan);
         case PlanRules::kSplitK: return plan_split_k(p, d, plan);
+        case PlanRules::kFewVectors: return plan_few_vectors(p, d, plan);
         case PlanRules::kNone: break;
     }
     plan->config_name = std::to_string(t.BM) + "x" + std::to_string(t.BN) + " tiles";
@@ -92,7 +93,9 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
         }
         plan.note("kernel", info->name, "named by the caller");
     } else {
-        info = tuned_row(p, d, &plan);
+        // A matrix times a few vectors first: it is bound by memory whatever the type.
+        info = few_vectors_row(p, d, &plan);
+        if (info == nullptr) info = tuned_row(p, d, &plan);
         if (info == nullptr) info = level_row(p, d, &plan, why);
         if (info == nullptr) return false;
     }

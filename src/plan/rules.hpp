@@ -30,5 +30,9 @@ void plan_pipeline(const Problem& p, const DeviceFacts& d, bool tf32, Plan* plan
 void plan_dmma(const Problem& p, const DeviceFacts& d, bool sized, Plan* plan);
 // FP32 step 13: the split along k of step 12's tiles.
 void plan_split_k(const Problem& p, const DeviceFacts& d, Plan* plan);
+// The few-vectors rows (kernels/skinny): auto's row where C has few columns or rows (nullptr
+// where it has not), and the kernel's form and split of k.
+const KernelInfo* few_vectors_row(const Problem& p, const DeviceFacts& d, Plan* plan);
+void plan_few_vectors(const Problem& p, const DeviceFacts& d, Plan* plan);
 
 }  // namespace gemmkit

@@ -192,6 +192,21 @@ constexpr ShapeSpec kSlowAShapes[] = {{"2900x3000x2900_off8", 2900, 3000, 2900, 
 constexpr ShapeSpec kCopiedSlowAShape16 = {"10040x3000x10040_off8", 10040, 3000, 10040, 0, 8};
 constexpr ShapeSpec kCopiedSlowAShapeTf32 = {"7096x3076x7096_off4", 7096, 3076, 7096, 0, 4};
 
+// The few-vectors rows (kernels/skinny) also run shapes whose k the plan splits over blocks on a
+// 132-SM GPU (the last block of each row block adds the ranges): few columns and few rows (C^T)
+// on every op, so both forms (dot and axpy); a few-vector count that is not a power of two; an odd
+// leading dimension and offset (element loads of the big matrix); k = 0 (C = beta C), and more
+// than 16 vectors (two vector groups, gridDim.z = 2) with a split.
+constexpr ShapeSpec kFewVectorShapes[] = {
+    {"3000x16x2100", 3000, 16, 2100, 0, 0},
+    {"16x3000x2100", 16, 3000, 2100, 0, 0},
+    {"4100x1x1500", 4100, 1, 1500, 0, 0},
+    {"1x4100x1500_off1_ld3", 1, 4100, 1500, 3, 1},
+    {"2050x11x3001_off3_ld5", 2050, 11, 3001, 5, 3},
+    {"300x7x0", 300, 7, 0, 0, 0},
+    {"1500x24x2000", 1500, 24, 2000, 0, 0},
+};
+
 constexpr gemmkit_op kOps[][2] = {
     {GEMMKIT_OP_N, GEMMKIT_OP_N},
     {GEMMKIT_OP_N, GEMMKIT_OP_T},
@@ -256,6 +271,7 @@ std::vector<KernelCase> all_cases() {
         }
         if (name_has(info, "deferred_epilogue") || name_has(info, "sized_tiles")) add_own_types(kDeferredShapes);
         if (name_has(info, "sized_tiles")) add_own_types(kSizedTileShapes);
+        if (info.rules == PlanRules::kFewVectors) add_own_types(kFewVectorShapes);
         if (info.copies_unaligned) {
             add_own_types(kPeelShapes);
             add_own_types(kSlowAShapes);

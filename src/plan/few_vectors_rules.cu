@@ -1,0 +1,101 @@
+// The few-vectors rule (docs/plan.md#few-vectors): which problems are a matrix times a few
+// vectors, and how the few-vectors kernel (kernels/skinny/few_vectors.cuh) covers them.
+#include <algorithm>
+#include <string>
+
+#include "kernels/skinny/geometry.hpp"
+#include "plan/rules.hpp"
+#include "registry.hpp"
+
+namespace gemmkit {
+namespace {
+
+// A split of k shorter than this costs more in partial sums and their addition than it gains
+// (each block's sums are 16 vectors wide whatever its k).
+constexpr int64_t kMinSplitK = 256;
+
+int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// How the kernel sees p: with few rows it forms C^T = op(B)^T op(A)^T, so that the big matrix is
+// always W; the dot form where W's k is contiguous, else the axpy form.
+struct Orientation {
+    bool swapped, dot;
+};
+
+Orientation orientation_of(const Problem& p) {
+    const bool swapped = p.m < p.n;
+    return {swapped, swapped ? p.transb == GEMMKIT_OP_N : p.transa == GEMMKIT_OP_T};
+}
+
+// Where the few-vectors row beats its type's other steps (H100, 2026-11-27,
+// docs/ladder/few_vectors.md#measured): FP32 only, in the axpy form (4096 x 16 x 4096 NN 1.62x
+// cuBLAS; sgemm.12's 128x64 tiles 0.36x) and in the dot form with few columns (TN 0.96x, n = 8
+// 1.14x, 14336 x 16 0.91x, where auto ran 0.51x, 0.21x: issue 43's table). Not the dot form with few
+// rows (16 x 4096 x 4096 NN 0.66x, the tiles 0.72x), nor FP16/BF16 (0.3-0.45x, step 14 ~0.98x)
+// or FP64 (0.4-0.7x, step 09 0.9x).
+bool served(const Problem& p) {
+    if (p.a_type != GEMMKIT_R_32F || p.compute != GEMMKIT_COMPUTE_32F) return false;
+    const Orientation o = orientation_of(p);
+    return !(o.swapped && o.dot);
+}
+
+}  // namespace
+
+const KernelInfo* few_vectors_row(const Problem& p, const DeviceFacts& d, Plan* plan) {
+    const int64_t vectors = std::min(p.m, p.n);
+    if (vectors > skinny::kMaxVectors || !served(p)) return nullptr;
+    std::string ignored;
+    for (const KernelInfo& info : registry()) {
+        if (info.rules != PlanRules::kFewVectors || info.min_sm > d.sm || !info.supports(p, &ignored)) continue;
+        plan->note("kernel", info.name,
+                   std::string(p.n <= p.m ? "n" : "m") + " = " + std::to_string(vectors) + " <= " +
+                       std::to_string(skinny::kMaxVectors) +
+                       ": a matrix times a few vectors, bound by memory; the few-vectors kernel streams it");
+        return &info;
+    }
+    return nullptr;
+}
+
+void plan_few_vectors(const Problem& p, const DeviceFacts& d, Plan* plan) {
+    using namespace skinny;
+    const auto [swapped, dot] = orientation_of(p);
+    const int elem = static_cast<int>(dtype_size(p.a_type));
+    const int64_t rows = swapped ? p.n : p.m, vectors = swapped ? p.m : p.n;
+    const int rows_per_block = block_rows(elem, dot);
+    plan->config = (dot ? kConfigDot : 0) | (swapped ? kConfigSwapped : 0);
+    plan->config_name = std::string(dot ? "dot form" : "axpy form") + ", " + std::to_string(rows_per_block) +
+                        " rows a block" + (swapped ? ", C^T" : "");
+    plan->bm = rows_per_block, plan->bn = kMaxVectors;
+    plan->stages = 1, plan->cluster = 1;
+    plan->note("tiles", plan->config_name,
+               std::string(dot ? "the big matrix's k is contiguous: lanes read along k, sums added across the warp"
+                               : "the big matrix's rows are contiguous: lanes read along rows, warps split k") +
+                   (swapped ? "; few rows, so C^T = op(B)^T op(A)^T" : ""));
+
+    // As many ranges of k as fit C's blocks into the block slots in one round: a second, partial
+    // round would leave SMs idle while it streams.
+    const int64_t blocks = std::max<int64_t>(1, ceil_div64(rows, rows_per_block) * ceil_div64(vectors, kMaxVectors));
+    const int64_t slots = int64_t{d.sm_count} * blocks_per_sm(elem, dot);
+    const int64_t pieces_fit = std::max<int64_t>(1, slots / blocks);
+    int64_t pieces = std::max<int64_t>(1, std::min(pieces_fit, p.k / kMinSplitK));
+    const int64_t k_per_split = ceil_div64(ceil_div64(p.k, pieces), kSplitAlign) * kSplitAlign;
+    pieces = k_per_split > 0 ? ceil_div64(p.k, k_per_split) : 1;
+    plan->bk = static_cast<int>(pieces > 1 ? k_per_split : p.k);
+    plan->split.tiles = blocks;
+    plan->split.workers = blocks * pieces;
+    if (pieces > 1) {
+        plan->split.kind = SplitKind::kSplitK;
+        plan->split.pieces = pieces;
+        plan->note("split", "split-K: " + std::to_string(pieces) + " ranges of " + std::to_string(k_per_split),
+                   std::to_string(blocks) + " blocks a range fit " + std::to_string(slots) +
+                       " block slots; the last block of each row block adds the ranges in order");
+    } else {
+        plan->note("split", "none",
+                   pieces_fit == 1 ? std::to_string(blocks) + " blocks fill more than half of the " +
+                                         std::to_string(slots) + " block slots"
+                                   : "k is too short to split (" + std::to_string(kMinSplitK) + " a range at least)");
+    }
+    plan->epilogue = EpiloguePath::kRegisters;
+}
+
+}  // namespace gemmkit
