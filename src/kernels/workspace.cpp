@@ -15,7 +15,7 @@ namespace {
 std::mutex pool_mutex;
 std::map<int, cudaMemPool_t> pools;  // by device ordinal
 
-cudaError_t create_pool(int device, cudaMemPool_t* pool) {
+cudaError_t create_pool_now(int device, cudaMemPool_t* pool) {
     cudaMemPoolProps props = {};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -24,6 +24,17 @@ cudaError_t create_pool(int device, cudaMemPool_t* pool) {
     if (err != cudaSuccess) return err;
     uint64_t keep_all = UINT64_MAX;
     return cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep_all);
+}
+
+// The first workspace may be asked for while the caller's stream is being captured into a graph,
+// which forbids creating a pool in this thread (the capture is invalidated: a GPU test found it):
+// create it in relaxed capture mode, which permits it.
+cudaError_t create_pool(int device, cudaMemPool_t* pool) {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    const cudaError_t err = create_pool_now(device, pool);
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    return err;
 }
 
 }  // namespace

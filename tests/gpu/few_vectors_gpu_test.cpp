@@ -39,10 +39,13 @@ TEST_F(FewVectorsGpuTest, SplitKUnderGraphCaptureReplaysCorrectly) {
     DeviceGemm d(h);
     cudaStream_t stream = nullptr;
     ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    // No call before the capture: the first one also creates the library's workspace pool.
     cudaGraph_t graph = nullptr;
     ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     const gemmkit_status s = d.run(stream, "auto");
-    ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    cudaGetLastError();  // a failed capture's error is this test's, not the next one's
+    ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
     ASSERT_EQ(s, GEMMKIT_SUCCESS) << status_text(s);
     cudaGraphExec_t exec = nullptr;
     ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -72,8 +75,11 @@ TEST_F(FewVectorsGpuTest, ConcurrentThreadsWithSplitsGetCorrectResults) {
             if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
                 throw std::runtime_error("cudaStreamCreateWithFlags");
             DeviceGemm d(gemms[id]);
-            // beta may be nonzero: each round starts from the original C.
+            // beta may be nonzero: each round starts from the original C, copied once the
+            // round before has finished with it (the copy is on the legacy stream, which does
+            // not wait for this non-blocking one).
             for (int round = 0; round < 20 && error[id].empty(); ++round) {
+                CUDA_CHECK(cudaStreamSynchronize(stream));
                 d.C.copy_from_host(gemms[id].C.data());
                 CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
                 const gemmkit_status s = d.run(stream, "auto");
