@@ -28,16 +28,11 @@ Orientation orientation_of(const Problem& p) {
 }
 
 // Where the few-vectors row beats its type's other steps (H100, 2026-11-27,
-// docs/ladder/few_vectors.md#measured): FP32 only, in the axpy form (4096 x 16 x 4096 NN 1.62x
-// cuBLAS; sgemm.12's 128x64 tiles 0.36x) and in the dot form with few columns (TN 0.96x, n = 8
-// 1.14x, 14336 x 16 0.91x, where auto ran 0.51x, 0.21x: issue 43's table). Not the dot form with few
-// rows (16 x 4096 x 4096 NN 0.66x, the tiles 0.72x), nor FP16/BF16 (0.3-0.45x, step 14 ~0.98x)
-// or FP64 (0.4-0.7x, step 09 0.9x).
-bool served(const Problem& p) {
-    if (p.a_type != GEMMKIT_R_32F || p.compute != GEMMKIT_COMPUTE_32F) return false;
-    const Orientation o = orientation_of(p);
-    return !(o.swapped && o.dot);
-}
+// docs/ladder/few_vectors.md#measured): FP32 only. 4096 x 16 x 4096 ran 1.05x cuBLAS TN and 1.53x
+// NN, 16 x 4096 x 4096 NN 0.80x, 16 x 14336 x 4096 NN 0.81x, where auto ran 0.51x (issue 43's
+// table), 0.73x and 0.18x. FP16/BF16 (0.3-0.5x; step 14 ~0.98x) and FP64 (0.4-0.7x; step 09 ~0.9x)
+// keep their tensor-core steps.
+bool served(const Problem& p) { return p.a_type == GEMMKIT_R_32F && p.compute == GEMMKIT_COMPUTE_32F; }
 
 }  // namespace
 

@@ -184,9 +184,8 @@ TEST(Plan, BuiltInDevicesAreKnownByName) {
     EXPECT_FALSE(builtin_device_facts("a100", &d));
 }
 
-// The few-vectors rule (few_vectors_rules.cu): FP32 with at most 16 columns, or 16 rows where the
-// big matrix is read in the axpy form; the form follows the layout; k is split only where C's
-// rows leave block slots empty.
+// The few-vectors rule (few_vectors_rules.cu): FP32 with at most 16 columns or rows; the form
+// follows the layout; k is split only where C's rows leave block slots empty.
 TEST(Plan, FewVectorsTakeTheBandwidthKernelWhereItWasMeasuredFaster) {
     const Plan nn = plan_of("f32", N, N, 4096, 16, 4096);
     EXPECT_EQ(std::string(nn.kernel->name), "sgemm.14_few_vectors");
@@ -196,13 +195,15 @@ TEST(Plan, FewVectorsTakeTheBandwidthKernelWhereItWasMeasuredFaster) {
     EXPECT_EQ(nn.bk, 512);
     const Plan tn = plan_of("f32", T, N, 14336, 16, 4096);
     EXPECT_EQ(std::string(tn.kernel->name), "sgemm.14_few_vectors");
-    EXPECT_EQ(tn.config_name, "dot form, 32 rows a block");
-    EXPECT_EQ(tn.split.kind, SplitKind::kNone);  // 448 blocks fill the slots
+    EXPECT_EQ(tn.config_name, "dot form, 64 rows a block");
+    EXPECT_EQ(tn.split.kind, SplitKind::kNone);  // 224 blocks fill the 132 slots
     const Plan rows_axpy = plan_of("f32", N, T, 16, 4096, 4096);
     EXPECT_EQ(std::string(rows_axpy.kernel->name), "sgemm.14_few_vectors");
     EXPECT_EQ(rows_axpy.config_name, "axpy form, 128 rows a block, C^T");
+    const Plan rows_dot = plan_of("f32", N, N, 16, 4096, 4096);
+    EXPECT_EQ(std::string(rows_dot.kernel->name), "sgemm.14_few_vectors");
+    EXPECT_EQ(rows_dot.config_name, "dot form, 64 rows a block, C^T");
     // The other side of each condition.
-    EXPECT_NE(std::string(plan_of("f32", N, N, 16, 4096, 4096).kernel->name), "sgemm.14_few_vectors");  // dot, C^T
     EXPECT_NE(std::string(plan_of("f32", T, N, 4096, 17, 4096).kernel->name), "sgemm.14_few_vectors");  // 17 columns
     EXPECT_NE(std::string(plan_of("f16", T, N, 4096, 16, 4096).kernel->name), "f16.15_few_vectors");    // FP16
     EXPECT_NE(std::string(plan_of("f64", N, N, 4096, 16, 4096).kernel->name), "dgemm.10_few_vectors");  // FP64

@@ -53,8 +53,10 @@ bool wide_loads(const Args<T, TC, Acc>& a, bool dot) {
 template <class T, class TC, class Acc, bool kDot>
 cudaError_t launch_form(const Args<T, TC, Acc>& a, dim3 grid, cudaStream_t stream) {
     if (wide_loads(a, kDot))
-        return launch_with_smem(few_vectors_kernel<T, TC, Acc, kDot, true>, grid, kThreads, kSmemBytes, stream, a);
-    return launch_with_smem(few_vectors_kernel<T, TC, Acc, kDot, false>, grid, kThreads, kSmemBytes, stream, a);
+        return launch_with_smem(few_vectors_kernel<T, TC, Acc, kDot, true>, grid, threads_of(sizeof(T), kDot),
+                                kSmemBytes, stream, a);
+    return launch_with_smem(few_vectors_kernel<T, TC, Acc, kDot, false>, grid, threads_of(sizeof(T), kDot),
+                            kSmemBytes, stream, a);
 }
 
 template <class T, class TC>
@@ -115,7 +117,8 @@ KernelInfo row(const char* name, int level, gemmkit_dtype dtype, gemmkit_compute
                            "big matrix, k split across the SMs (docs/ladder/few_vectors.md)",
             .fast_path = kFastPath,
             .fast_ops = kAllOps, .fast_alignment = 16,
-            .tile = {block_rows(elem_bytes, true), kMaxVectors, chunk_k(elem_bytes == 8 ? 8 : 4, true), kThreads},
+            .tile = {block_rows(elem_bytes, true), kMaxVectors, chunk_k(elem_bytes == 8 ? 8 : 4, true),
+                     threads_of(elem_bytes, true)},
             .rules = PlanRules::kFewVectors,
             .supports = supports, .launch = launch,
             .entry = entry,

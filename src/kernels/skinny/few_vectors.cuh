@@ -105,18 +105,18 @@ __device__ void stage_x(const Args<T, TC, Acc>& a, Acc* xs, int64_t k0, int len,
     constexpr int kBatch = 16;
     const bool k_fast = a.x_k == 1;
     const int total = kChunk * nv;
-    for (int base = threadIdx.x; base < total; base += kThreads * kBatch) {
+    for (int base = threadIdx.x; base < total; base += blockDim.x * kBatch) {
         Acc values[kBatch];
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-            const int i = base + b * kThreads;
+            const int i = base + static_cast<int>(b * blockDim.x);
             const int kk = k_fast ? i % kChunk : i / nv;
             const int v = k_fast ? i / kChunk : i % nv;
             values[b] = i < total && kk < len ? to_acc<Acc>(a.x[(k0 + kk) * a.x_k + (v0 + v) * a.x_v]) : Acc(0);
         }
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-            const int i = base + b * kThreads;
+            const int i = base + static_cast<int>(b * blockDim.x);
             const int kk = k_fast ? i % kChunk : i / nv;
             const int v = k_fast ? i / kChunk : i % nv;
             if (i < total) xs[kDot ? v * kStride + kk : kk * kStride + v] = values[b];
@@ -159,14 +159,14 @@ __device__ void finish(const Args<T, TC, Acc>& a, const Acc* sums, int64_t r0, i
     const int splits = gridDim.y;
     const int64_t width = int64_t{kMaxVectors} * gridDim.z;  // the workspace's row: every vector group
     if (splits == 1) {
-        for (int i = threadIdx.x; i < kRows * kMaxVectors; i += kThreads) {
+        for (int i = threadIdx.x; i < kRows * kMaxVectors; i += blockDim.x) {
             const int row = i % kRows, v = i / kRows;  // consecutive threads, consecutive rows
             if (r0 + row < a.rows && v < nv) store_result(a, r0 + row, v0 + v, sums[row * kMaxVectors + v]);
         }
         return;
     }
     Acc* mine = a.partials + (blockIdx.y * a.rows) * width + v0;
-    for (int i = threadIdx.x; i < kRows * kMaxVectors; i += kThreads) {
+    for (int i = threadIdx.x; i < kRows * kMaxVectors; i += blockDim.x) {
         const int row = i / kMaxVectors, v = i % kMaxVectors;
         if (r0 + row < a.rows) mine[(r0 + row) * width + v] = sums[row * kMaxVectors + v];
     }
@@ -180,7 +180,7 @@ __device__ void finish(const Args<T, TC, Acc>& a, const Acc* sums, int64_t r0, i
     __syncthreads();
     if (!last) return;
     __threadfence();  // read the other blocks' sums after seeing their count
-    for (int i = threadIdx.x; i < kRows * kMaxVectors; i += kThreads) {
+    for (int i = threadIdx.x; i < kRows * kMaxVectors; i += blockDim.x) {
         const int row = i % kRows, v = i / kRows;
         const int64_t r = r0 + row;
         if (r >= a.rows || v >= nv) continue;
@@ -294,6 +294,7 @@ __device__ void axpy_form(const Args<T, TC, Acc>& a, Acc* smem, int64_t r0, int6
                           int nv) {
     constexpr int kVec = vec_of(sizeof(T), false), kChunk = chunk_k(sizeof(Acc), false);
     constexpr int kRows = block_rows(sizeof(T), false), kStride = x_stride(sizeof(Acc), false);
+    constexpr int kThreads = threads_of(sizeof(T), false), kWarps = kThreads / 32;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     Acc acc[kVec][kMaxVectors] = {};
     const int64_t first = r0 + lane * kVec;
@@ -362,9 +363,10 @@ __device__ void axpy_form(const Args<T, TC, Acc>& a, Acc* smem, int64_t r0, int6
     __syncthreads();
 }
 
-// At most 128 registers a thread where 2 blocks an SM are planned (blocks_per_sm, geometry.hpp).
+// The block size and the registers the plan counts on (threads_of, blocks_per_sm: geometry.hpp).
 template <class T, class TC, class Acc, bool kDot, bool kWide>
-__global__ void __launch_bounds__(kThreads, blocks_per_sm(sizeof(T), kDot)) few_vectors_kernel(Args<T, TC, Acc> a) {
+__global__ void __launch_bounds__(threads_of(sizeof(T), kDot), blocks_per_sm(sizeof(T), kDot))
+    few_vectors_kernel(Args<T, TC, Acc> a) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     Acc* smem = reinterpret_cast<Acc*>(smem_bytes);
     constexpr int kRows = block_rows(sizeof(T), kDot);

@@ -6,8 +6,6 @@
 
 namespace gemmkit::skinny {
 
-constexpr int kThreads = 256;  // 8 warps
-constexpr int kWarps = kThreads / 32;
 constexpr int kMaxVectors = 16;        // vectors (columns of X) a block serves; more use gridDim.z
 constexpr int kDotRowsPerWarp = 4;     // dot form: rows of W a warp reads together
 constexpr int kSmemBytes = 64 * 1024;  // X's staged slice, later the partial sums being added
@@ -17,14 +15,20 @@ constexpr int kSplitAlign = 16;        // k of a split is a multiple of this (ev
 // FP64), whose accumulators (rows x 16 vectors) must stay in registers.
 __host__ __device__ constexpr int vec_of(int elem_bytes, bool dot) { return dot ? 16 / elem_bytes : (elem_bytes == 8 ? 2 : 4); }
 
+// Threads a block: 512 in the dot form, so that 64 rows of W share each staged slice of X (with
+// 256, 32 rows, X was half as many bytes as W: docs/ladder/few_vectors.md#block-size), except
+// FP64's, whose ~200 registers a thread allow no more than 256; 256 in the axpy form.
+__host__ __device__ constexpr int threads_of(int elem_bytes, bool dot) { return dot && elem_bytes != 8 ? 512 : 256; }
+
 // Rows of W a block covers.
 __host__ __device__ constexpr int block_rows(int elem_bytes, bool dot) {
-    return dot ? kWarps * kDotRowsPerWarp : 32 * vec_of(elem_bytes, false);
+    return dot ? threads_of(elem_bytes, true) / 32 * kDotRowsPerWarp : 32 * vec_of(elem_bytes, false);
 }
 
-// Blocks an SM holds at once (ptxas on sm_90a, docs/ladder/few_vectors.md#resources): 128 registers a
-// thread or fewer allow 2 of 256 threads, the FP64 dot form's 64 double sums take ~190 (1 block).
-__host__ __device__ constexpr int blocks_per_sm(int elem_bytes, bool dot) { return elem_bytes == 8 && dot ? 1 : 2; }
+// Blocks an SM holds at once (ptxas on sm_90a, docs/ladder/few_vectors.md#resources): the dot
+// form's 512 threads of 128 registers (FP64: 256 of ~200) fill the register file, the axpy form's
+// 256 of 128 half of it.
+__host__ __device__ constexpr int blocks_per_sm(int /*elem_bytes*/, bool dot) { return dot ? 1 : 2; }
 
 // X's slice in shared memory, in the layout each form reads with 16-byte loads, padded by 16 bytes
 // so that the staging stores spread over the banks (docs/ladder/few_vectors.md#staging):
