@@ -8,10 +8,11 @@
 // few vectors (k x vectors) and Y the result (rows x vectors), each given by a pointer and two
 // element strides, so that one kernel serves every op combination and both orientations (few
 // rows: C^T = op(B)^T op(A)^T). W is read in one of two forms:
-//  - dot form, W's k contiguous (e.g. op(A) = T): each warp takes 4 rows, its lanes take 16-byte
-//    pieces along k; the lanes' partial sums are added across the warp at the end;
-//  - axpy form, W's rows contiguous (op(A) = N): each lane takes 4 consecutive rows (2 for FP64),
-//    the 8 warps take every 8th k; the warps' partial sums are added at the end.
+//  - dot form, W's k contiguous (e.g. op(A) = T): 16 warps a block (8 for FP64), each taking 4
+//    rows, its lanes 16-byte pieces along k; the lanes' partial sums are added across the warp at
+//    the end;
+//  - axpy form, W's rows contiguous (op(A) = N): 8 warps a block, each lane taking 4 consecutive
+//    rows (2 for FP64) and each warp every 8th k; the warps' partial sums are added at the end.
 // X's slice of the block's k range is staged in shared memory, converted to the accumulation
 // type, in the layout each form reads with 16-byte loads.
 //
