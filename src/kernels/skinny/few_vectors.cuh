@@ -326,14 +326,14 @@ __device__ void axpy_form(const Args<T, TC, Acc>& a, Acc* smem, int64_t r0, int6
                 // (broadcast loads).
                 constexpr int kPer = 16 / sizeof(Acc);
 #pragma unroll
-                for (int v0x = 0; v0x < kMaxVectors; v0x += kPer) {
-                    if (v0x >= nv) break;
+                for (int vq = 0; vq < kMaxVectors; vq += kPer) {
+                    if (vq >= nv) break;
                     Acc x[kPer];
-                    load_shared(smem + kk * kStride + v0x, x);
+                    load_shared(smem + kk * kStride + vq, x);
 #pragma unroll
                     for (int u = 0; u < kPer; ++u)
 #pragma unroll
-                        for (int e = 0; e < kVec; ++e) acc[e][v0x + u] += w[e] * x[u];
+                        for (int e = 0; e < kVec; ++e) acc[e][vq + u] += w[e] * x[u];
                 }
             }
         }
