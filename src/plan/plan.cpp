@@ -93,7 +93,8 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
         }
         plan.note("kernel", info->name, "named by the caller");
     } else {
-        // A matrix times a few vectors first: it is bound by memory whatever the type.
+        // A matrix times a few vectors first: bound by memory, it has a kernel of its own for
+        // the types where that was measured faster (few_vectors_rules.cu).
         info = few_vectors_row(p, d, &plan);
         if (info == nullptr) info = tuned_row(p, d, &plan);
         if (info == nullptr) info = level_row(p, d, &plan, why);
