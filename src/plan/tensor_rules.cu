@@ -3,7 +3,7 @@
 // Evidence: docs/plan.md#pipeline.
 #include <string>
 
-#include "kernels/tensor/06_tf32.cuh"
+#include "kernels/tensor/pipeline_configs.hpp"
 #include "plan/configs.hpp"
 #include "plan/rules.hpp"
 
@@ -12,7 +12,7 @@ namespace {
 
 template <class Cfg, class SmallCfg>
 void plan_tiles(const Problem& p, const DeviceFacts& d, Plan* plan) {
-    const int64_t tiles = int64_t{ceil_div(p.m, Cfg::BM)} * ceil_div(p.n, Cfg::BN);
+    const int64_t tiles = (p.m + Cfg::BM - 1) / Cfg::BM * ((p.n + Cfg::BN - 1) / Cfg::BN);
     if (2 * tiles <= d.sm_count) {
         take_tiles<SmallCfg>(static_cast<int>(PipelineTiles::kSmall), plan);
         plan->note("tiles", plan->config_name,

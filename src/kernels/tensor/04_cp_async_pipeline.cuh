@@ -20,23 +20,7 @@
 
 namespace gemmkit::tensor {
 
-// kEdgeFreeLoop: run the main loop in two copies, the first for the slabs whose refills lie
-// wholly inside A and B, with the copies' edge checks compiled out (ptxas otherwise
-// if-converts them into every slab). Step 05's loop and TF32 gain with it; FP16/BF16 step 04
-// loses with it despite half the instructions a slab, so it keeps one loop
-// (docs/ladder/tensor-cores.md#lab-edge-free-loop).
-// kCrossSlabFragments: step 05's main loop (05_tuned.cuh) instead of this step's.
-template <int BM, int BN, int BK, int WM, int WN, int kStages_, bool kEdgeFreeLoop_ = false,
-          bool kCrossSlabFragments_ = false>
-struct PipelineCfg : MmaTileCfg<BM, BN, BK, WM, WN> {
-    static constexpr int kStages = kStages_;
-    static constexpr bool kEdgeFreeLoop = kEdgeFreeLoop_;
-    static constexpr bool kCrossSlabFragments = kCrossSlabFragments_;
-    static_assert(kStages >= 2, "a ring needs a slab to compute and one in flight");
-};
-
-// Step 04's registered configuration: 128 x 128 tiles of 4 warps, two blocks an SM.
-using Step04Cfg = PipelineCfg<128, 128, 32, 64, 64, 4>;
+// PipelineCfg and Step04Cfg: pipeline_configs.hpp.
 
 // Shared bytes of a configuration's ring (A and B slabs per stage).
 template <class Cfg, class T>

@@ -34,11 +34,7 @@ namespace gemmkit::tensor {
 
 using TunedOrder = GroupedOrder<8>;
 
-// The registered configuration (and what the Hopper steps fall back to for operands TMA cannot
-// read when no workspace is at hand).
-using TunedCfg = PipelineCfg<256, 128, 32, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
-// What problems too small for TunedCfg's tiles run (launch_tuned_typed): step 04's kernel.
-using TunedSmallCfg = Step04Cfg;
+// The registered configurations, TunedCfg and TunedSmallCfg: pipeline_configs.hpp.
 
 // Step 05's main loop: step 04's ring, with each k step's fragments loaded while the previous
 // k step's MMAs run, across slab boundaries too. The barrier of a slab sits before its last k

@@ -16,11 +16,7 @@
 
 namespace gemmkit::tensor {
 
-// The configuration of the registered row: step 05's loop and tiles with 16-k slabs (two k
-// steps of m16n8k8, as step 05's 32 16-bit k), and for problems of few tiles step 04's loop on
-// 128 x 128 tiles (launch_tuned_typed).
-using Tf32PipelineCfg = PipelineCfg<256, 128, 16, 64, 64, 4, /*kEdgeFreeLoop=*/true, /*kCrossSlabFragments=*/true>;
-using Tf32SmallCfg = PipelineCfg<128, 128, 16, 64, 64, 4, /*kEdgeFreeLoop=*/true>;
+// The registered row's configurations, Tf32PipelineCfg and Tf32SmallCfg: pipeline_configs.hpp.
 
 // Step 06 as registered, and what the Hopper TF32 steps fall back to: the plan's tiles.
 inline cudaError_t launch_tf32(const Problem& p, PipelineTiles tiles, cudaStream_t stream) {

@@ -6,21 +6,10 @@
 #include <type_traits>
 
 #include "kernels/tensor/mma_slab.cuh"
+#include "kernels/tensor/pipeline_configs.hpp"  // MmaTileCfg
 #include "ptx/mma.cuh"
 
 namespace gemmkit::tensor {
-
-// The tile shape: BM x BN block tile of C, K-slabs of BK elements, WM x WN per warp.
-// The warp tile is MI x NI mma tiles of 16 x 8.
-template <int BM_, int BN_, int BK_, int WM_, int WN_>
-struct MmaTileCfg {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
-    static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-    static constexpr int MI = WM / 16, NI = WN / 8;
-    static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
-    static_assert(WM % 16 == 0 && WN % 16 == 0, "a warp tile is whole 16 x 16 blocks (NI even: B loads in pairs)");
-};
 
 // d += a * b on the tensor cores: m16n8k16 for FP16/BF16, m16n8k8 TF32 for float data.
 // Either consumes two 16-byte chunks of k per operand row.
