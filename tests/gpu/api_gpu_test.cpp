@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../host/test_util.hpp"  // names
 #include "gpu_test.hpp"
 #include "verify/verify.hpp"
 
@@ -30,11 +30,6 @@ constexpr gemmkit_op kOps[][2] = {
 
 // A value no GEMM here produces from inputs in [-1, 1), so "still the sentinel" means "not written".
 constexpr float kSentinel = -7777.25f;
-
-// Whether `message` names `arg` as a word ("A is ..." names A; "lda" does not).
-bool names_argument(const std::string& message, const std::string& arg) {
-    return std::regex_search(message, std::regex("(^|[^A-Za-z0-9_])" + arg + "([^A-Za-z0-9_]|$)"));
-}
 
 // Index of the first element of `after` whose bits differ from `before`; -1 if none.
 int64_t first_changed(const std::vector<float>& before, const std::vector<float>& after) {
@@ -269,7 +264,7 @@ TEST_F(ApiGpuTest, HostPointerIsRejectedBeforeAnyWork) {
         std::free(host);
 
         EXPECT_EQ(s, GEMMKIT_INVALID_VALUE) << which << " on the host: " << status_text(s);
-        EXPECT_TRUE(names_argument(message, which)) << "the message does not name " << which << ": \"" << message << "\"";
+        EXPECT_TRUE(names(message, which));
         EXPECT_EQ(sync, cudaSuccess) << cudaGetErrorString(sync);
         const int64_t changed = first_changed(h.C, c_after);
         EXPECT_EQ(changed, -1) << which << " on the host, yet C[" << changed << "] changed";
@@ -399,7 +394,7 @@ TEST_F(ApiGpuTest, ConcurrentThreadsGetCorrectResults) {
                 if (id == 1) {
                     const gemmkit_status bad = gemmkit_sgemm(stream.s, h.transa, h.transb, h.m, h.n, h.k, &h.alpha,
                                                              d.A.data(), h.lda, d.B.data(), h.ldb, &h.beta, d.C.data(), 0);
-                    if (bad != GEMMKIT_INVALID_VALUE || !names_argument(gemmkit_last_error(), "ldc"))
+                    if (bad != GEMMKIT_INVALID_VALUE || !names(gemmkit_last_error(), "ldc"))
                         me.error = "ldc = 0 gave " + status_text(bad);
                 }
                 // beta == 0: every round writes the same C, so only the last one is checked.

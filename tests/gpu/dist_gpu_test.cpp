@@ -28,6 +28,7 @@
 
 #include "dist/dist_plan.hpp"
 #include "gemmkit/gemmkit_dist.h"
+#include "../host/test_util.hpp"  // names
 #include "gpu_test.hpp"
 
 namespace gemmkit::test {
@@ -41,17 +42,6 @@ constexpr gemmkit_dist_schedule kSchedules[] = {GEMMKIT_DIST_AUTO, GEMMKIT_DIST_
 
 const char* schedule_name(gemmkit_dist_schedule s) {
     return s == GEMMKIT_DIST_SEQUENTIAL ? "sequential" : s == GEMMKIT_DIST_OVERLAP ? "overlap" : "auto";
-}
-
-// True when `arg` appears in `msg` as a whole identifier ("m" in "m differs", not in "comm").
-::testing::AssertionResult names(const std::string& msg, const std::string& arg) {
-    const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (size_t pos = msg.find(arg); pos != std::string::npos; pos = msg.find(arg, pos + 1)) {
-        const bool left_ok = pos == 0 || !ident(msg[pos - 1]);
-        const bool right_ok = pos + arg.size() == msg.size() || !ident(msg[pos + arg.size()]);
-        if (left_ok && right_ok) return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "\"" << msg << "\" does not name \"" << arg << "\"";
 }
 
 // fn(rank) on one thread per rank, each on its device; returns when every one has.

@@ -19,17 +19,7 @@ namespace {
 
 using gemmkit::test::contains;
 using gemmkit::test::fake_ptr;
-
-// True when `arg` appears in `msg` as a whole identifier ("A" in "A is NULL", not in "lda").
-::testing::AssertionResult names(const std::string& msg, const std::string& arg) {
-    const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (size_t pos = msg.find(arg); pos != std::string::npos; pos = msg.find(arg, pos + 1)) {
-        const bool left_ok = pos == 0 || !ident(msg[pos - 1]);
-        const bool right_ok = pos + arg.size() == msg.size() || !ident(msg[pos + arg.size()]);
-        if (left_ok && right_ok) return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "\"" << msg << "\" does not name \"" << arg << "\"";
-}
+using gemmkit::test::names;
 
 enum class Entry { kSgemm, kGemmEx };
 
