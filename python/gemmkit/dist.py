@@ -312,6 +312,22 @@ def _call(ctx, torch, fn, *args):
             run()
 
 
+def _layer_operands(ctx, x, x_name, weight, weight_dims):
+    """The checks both layers make: ctx, then x and weight as 16-bit matrices of one dtype whose
+    second dimensions (k, as weight_dims names it) agree. Returns (torch, ldx, ldw)."""
+    _check_context(ctx)
+    torch = _torch()
+    ldx = _matrix(x, x_name, torch)
+    ldw = _matrix(weight, "weight", torch)
+    if weight.dtype != x.dtype:
+        raise TypeError(f"{x_name} is {x.dtype} and weight is {weight.dtype}; they must have one dtype")
+    k_name, k = weight_dims[1], x.shape[1]
+    if weight.shape[1] != k:
+        raise ValueError(f"weight has shape {tuple(weight.shape)} and {x_name} {tuple(x.shape)}: weight is "
+                         f"[{weight_dims[0]}, {k_name}], so its second dimension must be {x_name}'s {k_name} = {k}")
+    return torch, ldx, ldw
+
+
 def all_gather_linear(x_local, weight, ctx, *, m=None):
     """y = allgather_rows(x) @ weight.T, a column-parallel linear layer (AllGather-GEMM).
 
@@ -319,16 +335,8 @@ def all_gather_linear(x_local, weight, ctx, *, m=None):
     row_begin(m, size, rank + 1)). weight [n_local, k]: this rank's output features, in
     torch.nn.Linear's layout. m defaults to rows * ctx.size. Returns y [m, n_local]: every row,
     this rank's features."""
-    _check_context(ctx)
-    torch = _torch()
-    ldx = _matrix(x_local, "x_local", torch)
-    ldw = _matrix(weight, "weight", torch)
-    if weight.dtype != x_local.dtype:
-        raise TypeError(f"x_local is {x_local.dtype} and weight is {weight.dtype}; they must have one dtype")
-    (rows, k), (n_local, kw) = x_local.shape, weight.shape
-    if kw != k:
-        raise ValueError(f"weight has shape {tuple(weight.shape)} and x_local {tuple(x_local.shape)}: weight is "
-                         f"[n_local, k], so its second dimension must be x_local's k = {k}")
+    torch, ldx, ldw = _layer_operands(ctx, x_local, "x_local", weight, ("n_local", "k"))
+    (rows, k), n_local = x_local.shape, weight.shape[0]
     if m is None:
         m = rows * ctx.size
     elif _int(m, "m") < 0:
@@ -352,16 +360,8 @@ def linear_reduce_scatter(x, weight, ctx):
     x [m, k_local]: every row, this rank's slice of the input features. weight [n, k_local]: the
     same slice of a torch.nn.Linear weight. Returns [rows, n], rows [row_begin(m, size, rank),
     row_begin(m, size, rank + 1)) of the summed [m, n]."""
-    _check_context(ctx)
-    torch = _torch()
-    ldx = _matrix(x, "x", torch)
-    ldw = _matrix(weight, "weight", torch)
-    if weight.dtype != x.dtype:
-        raise TypeError(f"x is {x.dtype} and weight is {weight.dtype}; they must have one dtype")
-    (m, k_local), (n, kw) = x.shape, weight.shape
-    if kw != k_local:
-        raise ValueError(f"weight has shape {tuple(weight.shape)} and x {tuple(x.shape)}: weight is [n, k_local], "
-                         f"so its second dimension must be x's k_local = {k_local}")
+    torch, ldx, ldw = _layer_operands(ctx, x, "x", weight, ("n", "k_local"))
+    (m, k_local), n = x.shape, weight.shape[0]
     _check_device(ctx, ((x, "x"), (weight, "weight")))
     begin, end = _rows_of(ctx, m)
     y = torch.empty((end - begin, n), dtype=x.dtype, device=x.device)
