@@ -16,17 +16,6 @@ constexpr int64_t kMinSplitK = 256;
 
 int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// How the kernel sees p: with few rows it forms C^T = op(B)^T op(A)^T, so that the big matrix is
-// always W; the dot form where W's k is contiguous, else the axpy form.
-struct Orientation {
-    bool swapped, dot;
-};
-
-Orientation orientation_of(const Problem& p) {
-    const bool swapped = p.m < p.n;
-    return {swapped, swapped ? p.transb == GEMMKIT_OP_N : p.transa == GEMMKIT_OP_T};
-}
-
 // Where the few-vectors row beats its type's other steps (H100, 2026-11-27,
 // docs/ladder/few_vectors.md#measured): FP32 only. 4096 x 16 x 4096 ran 1.05x cuBLAS TN and 1.53x
 // NN, 16 x 4096 x 4096 NN 0.80x, 16 x 14336 x 4096 NN 0.81x, where auto ran 0.51x (issue 43's
@@ -53,7 +42,10 @@ const KernelInfo* few_vectors_row(const Problem& p, const DeviceFacts& d, Plan* 
 
 void plan_few_vectors(const Problem& p, const DeviceFacts& d, Plan* plan) {
     using namespace skinny;
-    const auto [swapped, dot] = orientation_of(p);
+    // With few rows the kernel forms C^T = op(B)^T op(A)^T, so that the big matrix is always W;
+    // the dot form where W's k is contiguous, else the axpy form.
+    const bool swapped = p.m < p.n;
+    const bool dot = swapped ? p.transb == GEMMKIT_OP_N : p.transa == GEMMKIT_OP_T;
     const int elem = static_cast<int>(dtype_size(p.a_type));
     const int64_t rows = swapped ? p.n : p.m, vectors = swapped ? p.m : p.n;
     const int rows_per_block = block_rows(elem, dot);
@@ -70,7 +62,7 @@ void plan_few_vectors(const Problem& p, const DeviceFacts& d, Plan* plan) {
     // As many ranges of k as fit C's blocks into the block slots in one round: a second, partial
     // round would leave SMs idle while it streams.
     const int64_t blocks = std::max<int64_t>(1, ceil_div64(rows, rows_per_block) * ceil_div64(vectors, kMaxVectors));
-    const int64_t slots = int64_t{d.sm_count} * blocks_per_sm(elem, dot);
+    const int64_t slots = int64_t{d.sm_count} * blocks_per_sm(dot);
     const int64_t pieces_fit = std::max<int64_t>(1, slots / blocks);
     int64_t pieces = std::max<int64_t>(1, std::min(pieces_fit, p.k / kMinSplitK));
     const int64_t k_per_split = ceil_div64(ceil_div64(p.k, pieces), kSplitAlign) * kSplitAlign;

@@ -123,7 +123,7 @@ KernelInfo row(const char* name, int level, gemmkit_dtype dtype, gemmkit_compute
             .supports = supports, .launch = launch,
             .entry = entry,
             .dynamic_smem_bytes = kSmemBytes,
-            .blocks_per_sm = blocks_per_sm(elem_bytes, true)};
+            .blocks_per_sm = blocks_per_sm(true)};
 }
 
 }  // namespace

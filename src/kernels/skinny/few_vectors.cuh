@@ -366,7 +366,7 @@ __device__ void axpy_form(const Args<T, TC, Acc>& a, Acc* smem, int64_t r0, int6
 
 // The block size and the registers the plan counts on (threads_of, blocks_per_sm: geometry.hpp).
 template <class T, class TC, class Acc, bool kDot, bool kWide>
-__global__ void __launch_bounds__(threads_of(sizeof(T), kDot), blocks_per_sm(sizeof(T), kDot))
+__global__ void __launch_bounds__(threads_of(sizeof(T), kDot), blocks_per_sm(kDot))
     few_vectors_kernel(Args<T, TC, Acc> a) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     Acc* smem = reinterpret_cast<Acc*>(smem_bytes);

@@ -28,7 +28,7 @@ __host__ __device__ constexpr int block_rows(int elem_bytes, bool dot) {
 // Blocks an SM holds at once (ptxas on sm_90a, docs/ladder/few_vectors.md#resources): the dot
 // form's 512 threads of 128 registers (FP64: 256 of ~200) fill the register file, the axpy form's
 // 256 of 128 half of it.
-__host__ __device__ constexpr int blocks_per_sm(int /*elem_bytes*/, bool dot) { return dot ? 1 : 2; }
+__host__ __device__ constexpr int blocks_per_sm(bool dot) { return dot ? 1 : 2; }
 
 // X's slice in shared memory, in the layout each form reads with 16-byte loads, padded by 16 bytes
 // so that the staging stores spread over the banks (docs/ladder/few_vectors.md#staging):
