@@ -41,7 +41,7 @@ gemmkit_status check_device_pointer(const void* ptr, const char* name) {
 bool any_kernel_supports(const Problem& p, std::string* why) {
     std::string reason;
     for (const KernelInfo& info : registry())
-        if (info.supports(p, &reason)) return true;
+        if (row_supports(info, p, &reason)) return true;
     *why = std::string("no kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
            dtype_name(p.c_type) + " with this compute type";
     return false;
@@ -60,9 +60,9 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
                                                     "\" is not registered (gemmkit list shows the names)");
     }
     std::string why;
-    if (named != nullptr && !named->supports(p, &why))
+    if (named != nullptr && !row_supports(*named, p, &why))
         return fail(GEMMKIT_NOT_SUPPORTED, std::string(named->name) + ": " + why);
-    if (p.m == 0 || p.n == 0) {
+    if (p.m == 0 || p.n == 0 || p.batch.count == 0) {
         clear_error();
         return GEMMKIT_SUCCESS;
     }
@@ -83,13 +83,19 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
     if (!plan_gemm(p, facts, kernel, &plan, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
     const KernelInfo* info = plan.kernel;
 
-    if (gemmkit_status s = check_device_pointer(p.C, "C"); s != GEMMKIT_SUCCESS) return s;
+    const bool arrays = pointer_arrays(p);
+    if (gemmkit_status s = check_device_pointer(arrays ? static_cast<const void*>(p.batch.c_array) : p.C,
+                                                arrays ? "Carray" : "C");
+        s != GEMMKIT_SUCCESS)
+        return s;
     cudaError_t err;
     if (!reads_ab(p)) {
         err = launch_scale(p, stream);
     } else {
-        if (gemmkit_status s = check_device_pointer(p.A, "A"); s != GEMMKIT_SUCCESS) return s;
-        if (gemmkit_status s = check_device_pointer(p.B, "B"); s != GEMMKIT_SUCCESS) return s;
+        const void* a = arrays ? static_cast<const void*>(p.batch.a_array) : p.A;
+        const void* b = arrays ? static_cast<const void*>(p.batch.b_array) : p.B;
+        if (gemmkit_status s = check_device_pointer(a, arrays ? "Aarray" : "A"); s != GEMMKIT_SUCCESS) return s;
+        if (gemmkit_status s = check_device_pointer(b, arrays ? "Barray" : "B"); s != GEMMKIT_SUCCESS) return s;
         // A problem past the chunk limits runs as several; each chunk gets its own plan.
         err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) {
             if (sub.m == p.m && sub.n == p.n && sub.k == p.k) return info->launch(sub, plan, stream);
@@ -122,31 +128,75 @@ extern "C" gemmkit_status gemmkit_dgemm(cudaStream_t stream, gemmkit_op transa, 
                            C, GEMMKIT_R_64F, ldc, GEMMKIT_COMPUTE_64F, nullptr);
 }
 
-extern "C" gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
-                                          int64_t n, int64_t k, const void* alpha, const void* A,
-                                          gemmkit_dtype a_type, int64_t lda, const void* B, gemmkit_dtype b_type,
-                                          int64_t ldb, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
-                                          gemmkit_compute compute, const char* kernel) {
+namespace {
+
+// The Problem of a call's arguments. Scalars have the compute type: double for COMPUTE_64F,
+// float otherwise (a NULL one is left for validate() to name).
+Problem problem_of(gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+                   gemmkit_dtype a_type, int64_t lda, gemmkit_dtype b_type, int64_t ldb, const void* beta,
+                   gemmkit_dtype c_type, int64_t ldc, gemmkit_compute compute) {
     Problem p;
     p.transa = transa;
     p.transb = transb;
     p.m = m;
     p.n = n;
     p.k = k;
-    p.A = A;
     p.lda = lda;
-    p.B = B;
     p.ldb = ldb;
-    p.C = C;
     p.ldc = ldc;
     p.a_type = a_type;
     p.b_type = b_type;
     p.c_type = c_type;
     p.compute = compute;
-    // Scalars have the compute type: double for COMPUTE_64F, float otherwise.
     const bool f64 = compute == GEMMKIT_COMPUTE_64F;
     if (alpha != nullptr) p.alpha = f64 ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
     if (beta != nullptr) p.beta = f64 ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
+    return p;
+}
+
+}  // namespace
+
+extern "C" gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
+                                          int64_t n, int64_t k, const void* alpha, const void* A,
+                                          gemmkit_dtype a_type, int64_t lda, const void* B, gemmkit_dtype b_type,
+                                          int64_t ldb, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+                                          gemmkit_compute compute, const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+extern "C" gemmkit_status gemmkit_gemm_strided_batched_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a, const void* B, gemmkit_dtype b_type,
+    int64_t ldb, int64_t stride_b, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, int64_t stride_c,
+    int64_t batch_count, gemmkit_compute compute, const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    p.batch.count = batch_count;
+    p.batch.stride_a = stride_a;
+    p.batch.stride_b = stride_b;
+    p.batch.stride_c = stride_c;
+    return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+extern "C" gemmkit_status gemmkit_gemm_batched_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                                  int64_t m, int64_t n, int64_t k, const void* alpha,
+                                                  const void* const Aarray[], gemmkit_dtype a_type, int64_t lda,
+                                                  const void* const Barray[], gemmkit_dtype b_type, int64_t ldb,
+                                                  const void* beta, void* const Carray[], gemmkit_dtype c_type,
+                                                  int64_t ldc, int64_t batch_count, gemmkit_compute compute,
+                                                  const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.batch.count = batch_count;
+    p.batch.arrays = true;
+    p.batch.a_array = Aarray;
+    p.batch.b_array = Barray;
+    p.batch.c_array = Carray;
     return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
 }
 

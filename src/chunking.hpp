@@ -1,6 +1,7 @@
 // Splits a problem into launches whose sizes fit 32-bit indices and grid limits,
 // so no kernel has to care: m and k at most 2^30, n at most 2^19 columns
-// (with BN >= 16 that is at most 32768 column tiles, under gridDim.y's 65535).
+// (with BN >= 16 that is at most 32768 column tiles, under gridDim.y's 65535), and batches of
+// at most 65535 problems (one a layer of the grid, gridDim.z).
 // K chunks after the first accumulate into C (beta = 1).
 #pragma once
 
@@ -15,6 +16,7 @@ struct ChunkLimits {
     int64_t max_m = int64_t{1} << 30;
     int64_t max_n = int64_t{1} << 19;
     int64_t max_k = int64_t{1} << 30;
+    int64_t max_batch = 65535;
 };
 
 namespace detail {
@@ -28,7 +30,7 @@ inline const void* advance(const void* base, int64_t elements, size_t elem_size)
 // Calls fn(sub) for each sub-problem in order, stopping at the first non-zero result.
 // Element (row, col) of a column-major X lives at row + col * ld.
 template <class Fn>
-auto for_each_chunk(const Problem& p, const ChunkLimits& lim, Fn&& fn) -> decltype(fn(p)) {
+auto for_each_size_chunk(const Problem& p, const ChunkLimits& lim, Fn&& fn) -> decltype(fn(p)) {
     const size_t sa = dtype_size(p.a_type), sb = dtype_size(p.b_type), sc = dtype_size(p.c_type);
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
     for (int64_t j0 = 0; j0 < p.n; j0 += lim.max_n) {
@@ -49,6 +51,31 @@ auto for_each_chunk(const Problem& p, const ChunkLimits& lim, Fn&& fn) -> declty
                 if (p.k == 0) break;
             }
         }
+    }
+    return {};
+}
+
+// for_each_size_chunk over batches of at most lim.max_batch problems: each moved on by the
+// strides, or by entries of the pointer arrays, of the problems before it. Pointer-array
+// batches are never cut by size (the API refuses those that would be: their matrices cannot be
+// moved on the host), so their A, B and C stay NULL.
+template <class Fn>
+auto for_each_chunk(const Problem& p, const ChunkLimits& lim, Fn&& fn) -> decltype(fn(p)) {
+    const Batch& b = p.batch;
+    for (int64_t z0 = 0; z0 < b.count; z0 += lim.max_batch) {
+        Problem s = p;
+        s.batch.count = std::min(lim.max_batch, b.count - z0);
+        if (pointer_arrays(p)) {
+            s.batch.a_array = b.a_array != nullptr ? b.a_array + z0 : nullptr;
+            s.batch.b_array = b.b_array != nullptr ? b.b_array + z0 : nullptr;
+            s.batch.c_array = b.c_array + z0;
+        } else {
+            s.A = detail::advance(p.A, z0 * b.stride_a, dtype_size(p.a_type));
+            s.B = detail::advance(p.B, z0 * b.stride_b, dtype_size(p.b_type));
+            s.C = const_cast<void*>(detail::advance(p.C, z0 * b.stride_c, dtype_size(p.c_type)));
+        }
+        auto result = for_each_size_chunk(s, lim, fn);
+        if (result) return result;
     }
     return {};
 }

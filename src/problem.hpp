@@ -7,6 +7,20 @@
 
 namespace gemmkit {
 
+// A batch of problems of one shape (gemmkit_gemm_strided_batched_ex, gemmkit_gemm_batched_ex).
+// Problem z of `count` reads A + z * stride_a and B + z * stride_b and writes C + z * stride_c
+// (strides in elements; 0 gives every problem the same operand), or, with pointer arrays, the
+// z-th entries of the device arrays a_array, b_array and c_array (A, B and C are then NULL).
+// A plain call is a batch of one with no strides and no arrays.
+struct Batch {
+    int64_t count = 1;
+    int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+    bool arrays = false;  // the matrices come from the pointer arrays
+    const void* const* a_array = nullptr;
+    const void* const* b_array = nullptr;
+    void* const* c_array = nullptr;
+};
+
 struct Problem {
     gemmkit_op transa = GEMMKIT_OP_N;
     gemmkit_op transb = GEMMKIT_OP_N;
@@ -21,7 +35,14 @@ struct Problem {
     double alpha = 1.0, beta = 0.0;
     gemmkit_dtype a_type = GEMMKIT_R_32F, b_type = GEMMKIT_R_32F, c_type = GEMMKIT_R_32F;
     gemmkit_compute compute = GEMMKIT_COMPUTE_32F;
+    Batch batch;
 };
+
+// Whether p is a batch (strided, of more than one, or through pointer arrays): only the kernels
+// whose launch takes batches (KernelInfo::batches) run it.
+inline bool batched(const Problem& p) { return p.batch.count != 1 || p.batch.arrays; }
+// Whether p's matrices come from device arrays of pointers, whose alignment the host cannot see.
+inline bool pointer_arrays(const Problem& p) { return p.batch.arrays; }
 
 // Rows of A as stored: m for op N, k for op T (likewise B: k for N, n for T).
 inline int64_t stored_rows_a(const Problem& p) { return p.transa == GEMMKIT_OP_N ? p.m : p.k; }
@@ -36,10 +57,27 @@ inline const char* ops_name(gemmkit_op a, gemmkit_op b) {
 // A and B are read only when there is a product to form.
 inline bool reads_ab(const Problem& p) { return p.m > 0 && p.n > 0 && p.k > 0 && p.alpha != 0.0; }
 
-// A, B and C start on `bytes` boundaries and each column (lda, ldb, ldc) keeps them there.
+// Whether every matrix of p's batch is as aligned to `bytes` as its first: no pointer arrays, and
+// strides of whole multiples of `bytes` (a batch of one has no strides to check).
+bool batch_keeps_alignment(const Problem& p, int bytes);
+
+// A, B and C start on `bytes` boundaries and each column (lda, ldb, ldc) and batch keeps them there.
 bool operands_aligned(const Problem& p, int bytes);
 
 size_t dtype_size(gemmkit_dtype t);      // bytes per element; 0 for an invalid value
 const char* dtype_name(gemmkit_dtype t);  // "f32", "f64", "f16", "bf16", or "invalid"
+
+// Problem z of a strided batch, as a plain problem of its own.
+inline Problem problem_in_batch(const Problem& p, int64_t z) {
+    Problem s = p;
+    const auto at = [&](const void* base, int64_t stride, gemmkit_dtype t) -> const void* {
+        return base == nullptr ? nullptr : static_cast<const char*>(base) + z * stride * static_cast<int64_t>(dtype_size(t));
+    };
+    s.A = at(p.A, p.batch.stride_a, p.a_type);
+    s.B = at(p.B, p.batch.stride_b, p.b_type);
+    s.C = const_cast<void*>(at(p.C, p.batch.stride_c, p.c_type));
+    s.batch = Batch{};
+    return s;
+}
 
 }  // namespace gemmkit

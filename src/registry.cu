@@ -73,6 +73,14 @@ bool has_types(const Problem& p, gemmkit_dtype abc, gemmkit_compute compute, con
     return true;
 }
 
+bool row_supports(const KernelInfo& info, const Problem& p, std::string* why) {
+    if (batched(p) && !info.batches) {
+        *why = "it runs one problem a launch, not a batch (gemmkit list marks those that do: \"batches\")";
+        return false;
+    }
+    return info.supports(p, why);
+}
+
 bool serves_fast(const KernelInfo& info, const Problem& p) {
     if ((info.fast_ops & op_bit(p.transa, p.transb)) == 0) return false;
     return operands_aligned(p, info.fast_alignment);

@@ -60,6 +60,9 @@ struct KernelInfo {
     // Hopper rows: operands TMA cannot read are copied into aligned workspaces (pad_copy.hpp)
     // rather than served by an older step's kernel.
     bool copies_unaligned = false;
+    // Whether launch runs a batch (problem.hpp, Batch) in one launch, a problem a layer of the
+    // grid (select_batch, launch_common.cuh). Other rows refuse batched problems.
+    bool batches = false;
 };
 
 // KernelInfo::launch for a kernel with a single configuration: Launch(p, stream).
@@ -87,6 +90,10 @@ const std::vector<KernelInfo>& registry();
 
 // Exact-name lookup; nullptr if unknown.
 const KernelInfo* find_kernel(const char* name);
+
+// Whether the row can run p at all: a batch only if its launch takes batches (KernelInfo::batches),
+// then its own supports(). Otherwise *why says why not.
+bool row_supports(const KernelInfo& info, const Problem& p, std::string* why);
 
 // True when the kernel runs `p` at full speed (op combination and alignment).
 bool serves_fast(const KernelInfo& info, const Problem& p);

@@ -8,9 +8,7 @@
 namespace gemmkit {
 
 cudaError_t launch_scale(const Problem& p, cudaStream_t stream) {
-    ChunkLimits lim;
-    lim.max_n = 65535;  // scale_c puts one column per gridDim.y
-    return for_each_chunk(p, lim, [&](const Problem& s) {
+    return for_each_chunk(p, ChunkLimits{}, [&](const Problem& s) {
         switch (s.c_type) {
             case GEMMKIT_R_32F: return launch_scale_c<float>(s, stream);
             case GEMMKIT_R_64F: return launch_scale_c<double>(s, stream);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 
+#include "chunking.hpp"
 #include "common/status.hpp"
 
 namespace gemmkit {
@@ -21,6 +23,46 @@ std::string num(int64_t v) { return std::to_string(v); }
 // Element pointers must be aligned to their element size: anything else is not an array of T.
 bool misaligned(const void* ptr, gemmkit_dtype t) {
     return reinterpret_cast<uintptr_t>(ptr) % dtype_size(t) != 0;
+}
+
+// A strided batch: strides that are not negative, and problems whose C do not overlap (each
+// writes its own C). A stride of 0 gives every problem the same A or B.
+gemmkit_status validate_strides(const Problem& p) {
+    const Batch& b = p.batch;
+    if (b.stride_a < 0) return invalid("stride_a = " + num(b.stride_a) + " is negative (0 gives every problem the same A)");
+    if (b.stride_b < 0) return invalid("stride_b = " + num(b.stride_b) + " is negative (0 gives every problem the same B)");
+    if (b.stride_c < 0) return invalid("stride_c = " + num(b.stride_c) + " is negative");
+    // The last problem's matrices must be addressable: stride * (batch_count - 1) bytes fit int64.
+    const int64_t last = b.count - 1, most = INT64_MAX / 16;
+    if (last > 0 && (b.stride_a > most / last || b.stride_b > most / last || b.stride_c > most / last))
+        return invalid("the strides times batch_count - 1 = " + num(last) + " overflow a 64-bit offset");
+    const int64_t c_extent = p.ldc * (p.n - 1) + p.m;  // elements from C's first to its last
+    if (b.count > 1 && b.stride_c < c_extent)
+        return invalid("stride_c = " + num(b.stride_c) + " is less than ldc * (n - 1) + m = " + num(c_extent) +
+                       ": the problems' C would overlap");
+    return GEMMKIT_SUCCESS;
+}
+
+// A pointer-array batch: the arrays themselves (their entries live on the device, where the host
+// cannot check them), and sizes that need no chunks (chunking.hpp cannot move a matrix it
+// cannot see).
+gemmkit_status validate_arrays(const Problem& p) {
+    const Batch& b = p.batch;
+    if (b.c_array == nullptr) return invalid("Carray is NULL");
+    for (const auto& [array, name] : {std::pair<const void*, const char*>{b.a_array, "Aarray"},
+                                      {b.b_array, "Barray"}, {b.c_array, "Carray"}})
+        if (reinterpret_cast<uintptr_t>(array) % alignof(void*) != 0)
+            return invalid(std::string(name) + " is not aligned to a pointer's size (it is an array of pointers)");
+    if (reads_ab(p)) {
+        if (b.a_array == nullptr) return invalid("Aarray is NULL (it is read: k > 0 and alpha != 0)");
+        if (b.b_array == nullptr) return invalid("Barray is NULL (it is read: k > 0 and alpha != 0)");
+    }
+    const ChunkLimits lim;
+    if (p.m > lim.max_m || p.n > lim.max_n || p.k > lim.max_k)
+        return fail(GEMMKIT_NOT_SUPPORTED, "a pointer-array batch takes m, k <= " + num(lim.max_m) + " and n <= " +
+                                               num(lim.max_n) + "; m, n, k = " + num(p.m) + ", " + num(p.n) + ", " +
+                                               num(p.k) + " (use a strided batch)");
+    return GEMMKIT_SUCCESS;
 }
 
 }  // namespace
@@ -49,7 +91,10 @@ gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null) {
     if (alpha_null) return invalid("alpha is NULL (a host pointer to the scalar is required)");
     if (beta_null) return invalid("beta is NULL (a host pointer to the scalar is required)");
 
-    if (p.m == 0 || p.n == 0) return GEMMKIT_SUCCESS;  // nothing is read or written
+    if (p.batch.count < 0) return invalid("batch_count = " + num(p.batch.count) + " is negative");
+    if (p.m == 0 || p.n == 0 || p.batch.count == 0) return GEMMKIT_SUCCESS;  // nothing is read or written
+    if (pointer_arrays(p)) return validate_arrays(p);
+    if (gemmkit_status s = validate_strides(p); s != GEMMKIT_SUCCESS) return s;
     if (p.C == nullptr) return invalid("C is NULL");
     if (misaligned(p.C, p.c_type)) return invalid("C is not aligned to its element size");
     if (reads_ab(p)) {

@@ -92,6 +92,33 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op trans
                                            const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
                                            gemmkit_compute compute, const char* kernel);
 
+/* Strided batched GEMM (cublasGemmStridedBatchedEx): for z = 0 .. batch_count - 1,
+ *   C + z*stride_c = alpha * op(A + z*stride_a) * op(B + z*stride_b) + beta * (C + z*stride_c)
+ * in one launch (a problem a layer of the grid; 65535 a launch). Strides are in elements; a
+ * stride of 0 gives every problem the same A or B. The problems' C must not overlap
+ * (stride_c >= ldc * (n - 1) + m when batch_count > 1). batch_count == 0 is a no-op.
+ * Other arguments as gemmkit_gemm_ex; kernel names a row that takes batches (gemmkit list
+ * marks them), or NULL / "auto". */
+GEMMKIT_API gemmkit_status gemmkit_gemm_strided_batched_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a,
+    const void* B, gemmkit_dtype b_type, int64_t ldb, int64_t stride_b,
+    const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, int64_t stride_c,
+    int64_t batch_count, gemmkit_compute compute, const char* kernel);
+
+/* Batched GEMM through device arrays of pointers (cublasGemmBatchedEx): problem z reads
+ * Aarray[z] and Barray[z] and writes Carray[z]. The arrays live in device (or managed) memory,
+ * so the host checks the arrays but not their entries: each entry must point to device memory
+ * aligned to its element size, and no two C may overlap. The kernels make no assumption about
+ * the entries' alignment beyond that (they take the path for any alignment; a strided batch of
+ * 16-byte aligned matrices runs faster). m, k <= 2^30 and n <= 2^19. */
+GEMMKIT_API gemmkit_status gemmkit_gemm_batched_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* const Aarray[], gemmkit_dtype a_type, int64_t lda,
+    const void* const Barray[], gemmkit_dtype b_type, int64_t ldb,
+    const void* beta, void* const Carray[], gemmkit_dtype c_type, int64_t ldc,
+    int64_t batch_count, gemmkit_compute compute, const char* kernel);
+
 /* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
  * default: all of them), leaving the rest to kernels that run beside them on other streams,
  * such as NCCL's while gemmkit_dist overlaps communication with a GEMM. Persistent and

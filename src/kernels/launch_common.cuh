@@ -29,14 +29,53 @@ struct GemmArgs {
     TC* C;
     int64_t ldc;
     ScalarOf<TC> alpha, beta;
+    // A batched launch's problem z (blockIdx.z): A, B and C moved z strides (elements), or the
+    // z-th pointers of device arrays where a_array is set (problem.hpp, Batch). select_batch.
+    int64_t stride_a, stride_b, stride_c;
+    const T* const* a_array;
+    const T* const* b_array;
+    TC* const* c_array;
 };
 
 template <class T, class TC = T>
 GemmArgs<T, TC> make_args(const Problem& p) {
     using S = ScalarOf<TC>;
+    const Batch& b = p.batch;
     return GemmArgs<T, TC>{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
                            static_cast<const T*>(p.A), p.lda, static_cast<const T*>(p.B), p.ldb,
-                           static_cast<TC*>(p.C), p.ldc, static_cast<S>(p.alpha), static_cast<S>(p.beta)};
+                           static_cast<TC*>(p.C), p.ldc, static_cast<S>(p.alpha), static_cast<S>(p.beta),
+                           b.stride_a, b.stride_b, b.stride_c,
+                           reinterpret_cast<const T* const*>(b.a_array), reinterpret_cast<const T* const*>(b.b_array),
+                           reinterpret_cast<TC* const*>(b.c_array)};
+}
+
+// Points args at the matrices of the block's problem in a batched launch (blockIdx.z), as a
+// kernel that takes batches (KernelInfo::batches) must first. In a launch of one problem
+// (gridDim.z 1, strides 0, no arrays) it changes nothing.
+// kArrays: whether this kernel may be given pointer arrays. Only a kernel's variant for any
+// alignment is (the host cannot see the entries' alignment: batch_keeps_alignment), so only
+// those read them; in the 16-byte variants, near their register limit, the branch for the
+// arrays cost registers (FP32 step 12's 128 x 128 tiles of op TT spilled 16 bytes).
+template <bool kArrays, class T, class TC>
+__device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
+    const int64_t z = blockIdx.z;
+    if (kArrays && args.c_array != nullptr) {
+        // A and B arrays are NULL where A and B are not read (k == 0 or alpha == 0).
+        args.A = args.a_array != nullptr ? args.a_array[z] : nullptr;
+        args.B = args.b_array != nullptr ? args.b_array[z] : nullptr;
+        args.C = args.c_array[z];
+        return;
+    }
+    args.A += z * args.stride_a;
+    args.B += z * args.stride_b;
+    args.C += z * args.stride_c;
+}
+
+// A launch's grid with one layer (gridDim.z) a problem of p's batch. The API launches at most
+// kMaxBatchLaunch problems at once (chunking.hpp).
+inline dim3 batch_grid(dim3 grid, const Problem& p) {
+    grid.z = static_cast<unsigned>(p.batch.count);
+    return grid;
 }
 
 template <bool V>
@@ -101,10 +140,10 @@ __host__ __device__ __forceinline__ bool aligned16(const void* x, int64_t ld) {
 }
 
 // with_ops, plus a third compile-time flag: whether A and B (elements of T) both allow
-// 16-byte loads. Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
+// 16-byte loads, in every problem of a batch. Calls fn(Bool<transA>{}, Bool<transB>{}, Bool<vec>{}).
 template <class T, class Fn>
 cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
-    const bool vec = aligned16<T>(p.A, p.lda) && aligned16<T>(p.B, p.ldb);
+    const bool vec = aligned16<T>(p.A, p.lda) && aligned16<T>(p.B, p.ldb) && batch_keeps_alignment(p, 16);
     return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
 }
 

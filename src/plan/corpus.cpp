@@ -56,13 +56,20 @@ bool problem_of(const PlanCase& c, Problem* p, std::string* why) {
     if (q.ldc < 1) q.ldc = 1;
     q.alpha = 1.0;
     q.beta = c.beta ? 1.0 : 0.0;
+    if (c.batch != 1) {
+        q.batch.count = c.batch;
+        q.batch.stride_a = q.lda * (q.transa == GEMMKIT_OP_N ? q.k : q.m);
+        q.batch.stride_b = q.ldb * (q.transb == GEMMKIT_OP_N ? q.n : q.k);
+        q.batch.stride_c = q.ldc * q.n;
+    }
     *p = q;
     return true;
 }
 
 std::string case_name(const PlanCase& c) {
     return c.type + " " + ops_name(c.transa, c.transb) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
-           std::to_string(c.k) + " pad" + std::to_string(c.pad) + " beta" + (c.beta ? "1" : "0");
+           std::to_string(c.k) + " pad" + std::to_string(c.pad) + " beta" + (c.beta ? "1" : "0") +
+           (c.batch != 1 ? " batch " + std::to_string(c.batch) : "");
 }
 
 std::vector<PlanCase> plan_corpus() {
@@ -89,6 +96,14 @@ std::vector<PlanCase> plan_corpus() {
                            {2049, 2049, 2049}, {8196, 8196, 1024}};
     // 16-bit and TF32: an A of 192 MiB and more whose columns start on odd multiples of 16 bytes.
     const Shape large_a[] = {{12296, 4096, 12296}};
+    // Every type, NN and TN: strided batches (issue 41's, as torch.bmm sends them, and odd ones).
+    struct BatchShape {
+        int64_t batch;
+        Shape s;
+    };
+    const BatchShape batches[] = {{64, {512, 512, 128}}, {64, {128, 512, 512}}, {512, {128, 128, 128}},
+                                  {1024, {64, 64, 64}},  {16, {2048, 2048, 2048}}, {3, {7, 33, 129}},
+                                  {8, {4096, 16, 4096}}, {2, {4096, 4096, 4096}}};
 
     std::vector<PlanCase> cases;
     const gemmkit_op N = GEMMKIT_OP_N, T = GEMMKIT_OP_T;
@@ -106,6 +121,9 @@ std::vector<PlanCase> plan_corpus() {
     for (const char* type : {"f16", "bf16", "tf32"})
         for (const Shape& s : large_a)
             for (gemmkit_op a : {N, T}) cases.push_back({type, a, N, s.m, s.n, s.k, 0, false});
+    for (const TypeOf& t : kTypes)
+        for (const BatchShape& b : batches)
+            for (gemmkit_op a : {N, T}) cases.push_back({t.name, a, N, b.s.m, b.s.n, b.s.k, 0, false, b.batch});
     return cases;
 }
 

@@ -1,8 +1,8 @@
 // The golden plan corpus: 1,084 problems that reach both sides of every rule in the plan (few
 // columns and few rows, deep k, small tiles and stream-K, odd leading dimensions that take
-// copies, C that TMA cannot store), their plans as text. tests/host/plan_corpus.txt holds the
-// text for the built-in H100; the host test fails on any difference, so every change to a rule
-// shows up there as a reviewable diff. Regenerate it with
+// copies, C that TMA cannot store), and 112 strided batches, their plans as text.
+// tests/host/plan_corpus.txt holds the text for the built-in H100; the host test fails on any
+// difference, so every change to a rule shows up there as a reviewable diff. Regenerate it with
 //   gemmkit plan --corpus > tests/host/plan_corpus.txt
 #pragma once
 
@@ -22,6 +22,7 @@ struct PlanCase {
     int64_t m = 0, n = 0, k = 0;
     int64_t pad = 0;
     bool beta = false;  // beta != 0 (C is read)
+    int64_t batch = 1;  // a strided batch of this many problems, packed one after another
 };
 
 // The problem of a case, or false (*why) for an unknown type name.
@@ -29,7 +30,7 @@ bool problem_of(const PlanCase& c, Problem* p, std::string* why);
 
 std::vector<PlanCase> plan_corpus();
 
-// "bf16 TN 4096x16x4096 pad0 beta0" — a case's name in the corpus.
+// "bf16 TN 4096x16x4096 pad0 beta0" — a case's name in the corpus ("... batch 64" for a batch).
 std::string case_name(const PlanCase& c);
 
 // The corpus as text: a line a case, "<case name>: <plan_summary>", on device d.

@@ -1,5 +1,7 @@
 // FP64 steps 08-09's plan: the tiles (step 09 sizes them to the problem) and stream-K's split of
 // the last round. Evidence: docs/plan.md#fp64.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "kernels/dgemm/09_sized_tiles.cuh"
@@ -15,9 +17,16 @@ template <class Cfg>
 void set_dmma_tiles(const Problem& p, const DeviceFacts& d, DmmaTiles tiles, Plan* plan) {
     take_tiles<Cfg>(static_cast<int>(tiles), plan);
     plan->config_name += ", " + std::to_string(Cfg::kMinBlocks) + " blocks an SM";
-    const DmmaStreamKPlan sk = dmma_stream_k_plan<Cfg>(p.m, p.n, p.k, d.sm_count);
+    DmmaStreamKPlan sk = dmma_stream_k_plan<Cfg>(p.m, p.n, p.k, d.sm_count);
+    if (batched(p)) {  // the launch runs step 07's kernel alone, a block a tile of every problem
+        sk.split = 0;
+        sk.tiles *= p.batch.count;
+        sk.shares = static_cast<int>(std::min<int64_t>(sk.tiles, INT32_MAX));
+    }
     plan->split = {SplitKind::kStreamK, sk.tiles, sk.slabs, sk.split, sk.shares};
-    if (sk.split > 0)
+    if (batched(p))
+        plan->note("split", "none", "a batch: its problems take the grid's third dimension");
+    else if (sk.split > 0)
         plan->note("split", "stream-K",
                    "the last " + std::to_string(sk.split) + " of " + std::to_string(sk.tiles) +
                        " tiles shared out along k over " + std::to_string(sk.shares) +
@@ -44,7 +53,12 @@ DmmaTiles narrow_tiles(DmmaNarrowTile t) {
 void plan_dmma(const Problem& p, const DeviceFacts& d, bool sized, Plan* plan) {
     DmmaTiles tiles = DmmaTiles::k128;
     if (sized) {
-        const bool small = small_dmma_tiles_serve<DmmaStreamKCfg, DmmaSmallCfg>(p.m, p.n, p.k, d.sm_count);
+        // A batch's tiles run side by side: 64 x 64 ones where the 128 x 128 ones of all its
+        // problems are fewer than the SMs.
+        const int64_t batch_tiles = int64_t{ceil_div(p.m, DmmaStreamKCfg::BM)} * ceil_div(p.n, DmmaStreamKCfg::BN) *
+                                    p.batch.count;
+        const bool small = batched(p) ? batch_tiles < d.sm_count
+                                      : small_dmma_tiles_serve<DmmaStreamKCfg, DmmaSmallCfg>(p.m, p.n, p.k, d.sm_count);
         const DmmaNarrowTile narrow = dmma_narrow_tile(p.m, p.n, small);
         tiles = narrow != DmmaNarrowTile::kNone ? narrow_tiles(narrow) : small ? DmmaTiles::k64 : DmmaTiles::k128;
     }

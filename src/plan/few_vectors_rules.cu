@@ -30,7 +30,7 @@ const KernelInfo* few_vectors_row(const Problem& p, const DeviceFacts& d, Plan* 
     if (vectors > skinny::kMaxVectors || !served(p)) return nullptr;
     std::string ignored;
     for (const KernelInfo& info : registry()) {
-        if (info.rules != PlanRules::kFewVectors || info.min_sm > d.sm || !info.supports(p, &ignored)) continue;
+        if (info.rules != PlanRules::kFewVectors || info.min_sm > d.sm || !row_supports(info, p, &ignored)) continue;
         plan->note("kernel", info.name,
                    std::string(p.n <= p.m ? "n" : "m") + " = " + std::to_string(vectors) + " <= " +
                        std::to_string(skinny::kMaxVectors) +

@@ -20,6 +20,12 @@ void set_tiles(Plan* plan, HopperTiles tiles) {
     take_tiles<Cfg>(static_cast<int>(tiles), plan);
 }
 
+// The pair-tiles of Cfg over every problem of q's batch (one problem: its own).
+template <class Cfg>
+int64_t pairs_of(const Problem& q) {
+    return batch_pair_tiles<Cfg>(q.m, q.n, q.batch.count);
+}
+
 // The clusters of Cfg the GPU runs at once (one CTA an SM).
 template <class Cfg>
 int64_t clusters_of(const DeviceFacts& d) {
@@ -29,7 +35,7 @@ int64_t clusters_of(const DeviceFacts& d) {
 // Whether pair-tiles of Cfg would leave at least half of the GPU's clusters idle on q.
 template <class Cfg>
 bool leaves_clusters_idle(const Problem& q, const DeviceFacts& d) {
-    return 2 * pair_tiles<Cfg>(q.m, q.n) <= clusters_of<Cfg>(d);
+    return 2 * pairs_of<Cfg>(q) <= clusters_of<Cfg>(d);
 }
 
 // The configurations of step 14 (16-bit) or tf32 09.
@@ -52,7 +58,7 @@ using SizedTilesTf32 = SizedTileSet<Tf32Cfg, Tf32NarrowTileCfg, Tf32MicroTileCfg
 template <class Set>
 void micro_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
     using Micro = typename Set::Micro;
-    if (deep_ring_pays(pair_tiles<Micro>(q.m, q.n), d.sm_count, slab_count<Micro>(q.k))) {
+    if (deep_ring_pays(pairs_of<Micro>(q), d.sm_count, slab_count<Micro>(q.k))) {
         set_tiles<typename Set::MicroDeep>(plan, HopperTiles::kMicro64Deep);
         plan->note("ring", "12 stages", "a single partial round of 64x64 tiles streams slabs >= 32 (deep_ring_pays)");
     } else {
@@ -75,7 +81,7 @@ void size_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
         plan->note("tiles", plan->config_name, "n <= 16 with B K-major: a matrix times a few vectors");
         return;
     }
-    if (q.n <= Micro::BN && column_tiles_pay(pair_tiles<Micro>(q.m, q.n), d.sm_count)) {
+    if (q.n <= Micro::BN && column_tiles_pay(pairs_of<Micro>(q), d.sm_count)) {
         micro_tiles<Set>(q, d, plan);
         plan->note("tiles", plan->config_name, "n <= 64 and 64x64 tiles fill half of the SMs (column_tiles_pay)");
         return;
@@ -88,8 +94,8 @@ void size_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
         }
         const bool micro_pays =
             leaves_clusters_idle<Tiny>(q, d) &&
-            small_tiles_pay(pair_tiles<Tiny>(q.m, q.n), clusters_of<Tiny>(d), tile_scale<Tiny>(),
-                            pair_tiles<Micro>(q.m, q.n), clusters_of<Micro>(d), tile_scale<Micro>(),
+            small_tiles_pay(pairs_of<Tiny>(q), clusters_of<Tiny>(d), tile_scale<Tiny>(),
+                            pairs_of<Micro>(q), clusters_of<Micro>(d), tile_scale<Micro>(),
                             slab_count<Tiny>(q.k));
         if (micro_pays) {
             micro_tiles<Set>(q, d, plan);
@@ -107,7 +113,7 @@ void size_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
         return;
     }
     const double mid_scale = static_cast<double>(Mid::BM) * Mid::BN / (Wide::BM * Wide::BN);
-    if (narrow_tiles_pay(pair_tiles<Wide>(q.m, q.n), pair_tiles<Mid>(q.m, q.n), clusters_of<Wide>(d),
+    if (narrow_tiles_pay(pairs_of<Wide>(q), pairs_of<Mid>(q), clusters_of<Wide>(d),
                          slab_count<Wide>(q.k), mid_scale, Mid::kSlabPenalty)) {
         set_tiles<Mid>(plan, HopperTiles::kMid128x192);
         plan->note("tiles", plan->config_name, "they finish sooner than 128x256 pairs by stream-K's cost model");
@@ -120,7 +126,7 @@ void size_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
 // Stream-K's split of the tiles the plan names (steps 12-14, tf32 08-09).
 template <class Cfg>
 void split_stream_k(const Problem& q, const DeviceFacts& d, Plan* plan) {
-    const int64_t pairs = pair_tiles<Cfg>(q.m, q.n), clusters = clusters_of<Cfg>(d);
+    const int64_t pairs = pairs_of<Cfg>(q), clusters = clusters_of<Cfg>(d);
     const int slabs = slab_count<Cfg>(q.k);
     const StreamKPlan sk = stream_k_plan(pairs, clusters, slabs, tile_scale<Cfg>());
     plan->split = {SplitKind::kStreamK, pairs, slabs, sk.split_pairs, sk.split_pairs > 0 ? sk.clusters : clusters};
@@ -182,6 +188,13 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
         plan->reasons.insert(plan->reasons.end() - 1, Decision{"kernel", "mma.sync pipeline", why});
     };
     if (!d.hopper_code) return run_pipeline("the sm_90a kernels (wgmma, TMA) are not loaded for this device");
+    // A batch runs on the wgmma kernels where TMA reads it as it is: a copy or a transpose would
+    // be one a problem.
+    if (batched(p) && (pointer_arrays(p) || !tma_reads_operands(p)))
+        return run_pipeline(pointer_arrays(p) ? "a batch of pointer arrays: TMA reads strided batches only"
+                                              : "a batch that TMA cannot read as it is (16-byte columns and strides)");
+    if (batched(p) && tf32 && p.transb == GEMMKIT_OP_T)
+        return run_pipeline("a batch with B of op T: TF32 wgmma would need each problem's B transposed");
     // Steps 11 and on (tf32: all) copy what TMA cannot read; the earlier ones run the pipeline.
     const bool pads = tf32 || level >= 11;
     Problem q = p;
@@ -192,7 +205,7 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
         q.ldb = q.k;  // the workspace's columns are aligned (pad_copy.hpp)
         q.B = nullptr;
     }
-    if (!pads) {
+    if (!pads || batched(p)) {
         if (!tma_reads_operands(p))
             return run_pipeline("TMA cannot read A or B (16-byte columns) and this step copies none");
     } else {

@@ -18,7 +18,7 @@ bool is_auto(const char* kernel) { return kernel == nullptr || std::strcmp(kerne
 
 bool runs_on(const KernelInfo& info, const Problem& p, const DeviceFacts& d) {
     std::string ignored;
-    return info.min_sm <= d.sm && info.supports(p, &ignored);
+    return info.min_sm <= d.sm && row_supports(info, p, &ignored);
 }
 
 // FP32 with FP32 compute: the kernel `gemmkit tune` measured fastest for p's shape class, if it
@@ -80,6 +80,8 @@ void configure(const Problem& p, const DeviceFacts& d, Plan* plan) {
 bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why) {
     Plan plan;
     plan.sm_count = d.sm_count;
+    plan.batch = p.batch.count;
+    plan.pointer_arrays = pointer_arrays(p);
     const KernelInfo* info = nullptr;
     if (!is_auto(kernel)) {
         info = find_kernel(kernel);
@@ -87,7 +89,7 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
             *why = std::string("kernel = \"") + kernel + "\" is not registered (gemmkit list shows the names)";
             return false;
         }
-        if (!info->supports(p, why)) {
+        if (!row_supports(*info, p, why)) {
             *why = std::string(info->name) + ": " + *why;
             return false;
         }
@@ -106,6 +108,9 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
         return false;
     }
     plan.kernel = info;
+    if (batched(p))
+        plan.note("batch", std::to_string(p.batch.count) + (plan.pointer_arrays ? " (pointer arrays)" : " (strided)"),
+                  "one launch for all the problems; only rows whose launch takes batches serve it");
     configure(p, d, &plan);
     *out = std::move(plan);
     return true;
@@ -140,6 +145,8 @@ const char* epilogue_name(EpiloguePath e) {
 std::string plan_summary(const Plan& plan) {
     std::ostringstream s;
     s << (plan.kernel != nullptr ? plan.kernel->name : "none") << " | " << plan.config_name;
+    if (plan.batch > 1 || plan.pointer_arrays)
+        s << " | batch " << plan.batch << (plan.pointer_arrays ? " (pointer arrays)" : "");
     if (plan.split.kind != SplitKind::kNone) {
         s << " | " << split_kind_name(plan.split.kind);
         if (plan.split.kind == SplitKind::kSplitK)

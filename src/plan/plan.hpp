@@ -58,6 +58,8 @@ struct Plan {
     EpiloguePath epilogue = EpiloguePath::kRegisters;
     bool deferred_epilogue = false;  // Hopper step 13: a tile's epilogue under the next tile's wgmmas
     int sm_count = 0;                // the device's, for the grids (from the facts planned for)
+    int64_t batch = 1;               // problems run in one launch, one a layer of the grid (Batch)
+    bool pointer_arrays = false;     // their matrices from device arrays of pointers
     std::vector<Decision> reasons;
 
     void note(std::string what, std::string choice, std::string why) {

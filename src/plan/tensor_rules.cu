@@ -12,12 +12,13 @@ namespace {
 
 template <class Cfg, class SmallCfg>
 void plan_tiles(const Problem& p, const DeviceFacts& d, Plan* plan) {
-    const int64_t tiles = (p.m + Cfg::BM - 1) / Cfg::BM * ((p.n + Cfg::BN - 1) / Cfg::BN);
+    // A batch's problems run side by side, a layer of the grid each: their tiles count together.
+    const int64_t tiles = (p.m + Cfg::BM - 1) / Cfg::BM * ((p.n + Cfg::BN - 1) / Cfg::BN) * p.batch.count;
     if (2 * tiles <= d.sm_count) {
         take_tiles<SmallCfg>(static_cast<int>(PipelineTiles::kSmall), plan);
         plan->note("tiles", plan->config_name,
                    std::to_string(tiles) + " tiles of " + std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) +
-                       " would leave half of the SMs idle");
+                       (p.batch.count > 1 ? " (all the batch's)" : "") + " would leave half of the SMs idle");
     } else {
         take_tiles<Cfg>(static_cast<int>(PipelineTiles::kLarge), plan);
         plan->note("tiles", plan->config_name, "the large tiles fill at least half of the SMs");

@@ -1,5 +1,5 @@
 // TMA, the bulk tensor copy engine (sm_90): one thread asks for a whole 2-D box of a tensor
-// described by a CUtensorMap; the engine writes it to shared memory (swizzled as the map says,
+// described by a CUtensorMap (the 3-D forms: a box of one matrix of a batch); the engine writes it to shared memory (swizzled as the map says,
 // out-of-bounds elements zero-filled) and counts the bytes down on an mbarrier.
 // The engine also stores boxes from shared memory back to global memory (TMA store).
 // PTX ISA, "Data Movement and Conversion Instructions: cp.async.bulk.tensor",
@@ -34,12 +34,31 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
         : "memory");
 }
 
+// The 3-D forms, for a batch of matrices (a map of rank 3: c2 is the matrix's index).
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                           uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+        : "memory");
+}
+__device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                                      uint32_t bar, uint16_t cta_mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
+        "[%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+        : "memory");
+}
+
 // Writes the box at shared address `src` (laid out as the map's swizzle says) to the tensor at
-// (c0, c1); elements outside the tensor are not written. Joins this thread's bulk group.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int c0, int c1, uint32_t src) {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+// (c0, c1, c2) of a map of rank 3; elements outside the tensor are not written. Joins this
+// thread's bulk group.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, int c0, int c1, int c2, uint32_t src) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
                      reinterpret_cast<uint64_t>(map)),
-                 "r"(c0), "r"(c1), "r"(src)
+                 "r"(c0), "r"(c1), "r"(c2), "r"(src)
                  : "memory");
 }
 

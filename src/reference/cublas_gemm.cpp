@@ -41,6 +41,33 @@ bool is_half_problem(const Problem& p) {
 
 // Elements a column-major matrix with `rows` x `cols` and leading dimension ld spans.
 int64_t footprint(int64_t rows, int64_t cols, int64_t ld) { return rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows; }
+
+// TF32 on FP32 data, or FP16/BF16 operands: FP32 accumulation on tensor cores (FP64: FP64).
+cublasComputeType_t compute_of(const Problem& p) {
+    if (p.compute == GEMMKIT_COMPUTE_64F) return CUBLAS_COMPUTE_64F;
+    // COMPUTE_32F on FP32 data stays FP32 (no TF32) under the handle's default math, as cublasSgemm.
+    return p.compute == GEMMKIT_COMPUTE_32F_FAST_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+// A batch: cublasGemmStridedBatchedEx, or cublasGemmBatchedEx for pointer arrays (64-bit sizes).
+cublasStatus_t cublas_gemm_batched(const Cublas& blas, const Problem& p) {
+    const cublasOperation_t ta = to_cublas(p.transa), tb = to_cublas(p.transb);
+    const double alpha64 = p.alpha, beta64 = p.beta;
+    const float alpha32 = static_cast<float>(p.alpha), beta32 = static_cast<float>(p.beta);
+    const bool f64 = p.compute == GEMMKIT_COMPUTE_64F;
+    const void* alpha = f64 ? static_cast<const void*>(&alpha64) : &alpha32;
+    const void* beta = f64 ? static_cast<const void*>(&beta64) : &beta32;
+    const Batch& b = p.batch;
+    if (pointer_arrays(p))
+        return cublasGemmBatchedEx_64(blas.get(), ta, tb, p.m, p.n, p.k, alpha, b.a_array, to_cuda(p.a_type), p.lda,
+                                      b.b_array, to_cuda(p.b_type), p.ldb, beta, b.c_array, to_cuda(p.c_type), p.ldc,
+                                      b.count, compute_of(p), CUBLAS_GEMM_DEFAULT);
+    return cublasGemmStridedBatchedEx_64(blas.get(), ta, tb, p.m, p.n, p.k, alpha, p.A, to_cuda(p.a_type), p.lda,
+                                         b.stride_a, p.B, to_cuda(p.b_type), p.ldb, b.stride_b, beta, p.C,
+                                         to_cuda(p.c_type), p.ldc, b.stride_c, b.count, compute_of(p),
+                                         CUBLAS_GEMM_DEFAULT);
+}
+
 }  // namespace
 
 bool has_cublas_baseline(const Problem& p) {
@@ -52,6 +79,7 @@ bool has_cublas_baseline(const Problem& p) {
 
 cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p) {
     if (!has_cublas_baseline(p)) return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (batched(p)) return cublas_gemm_batched(blas, p);
     const cublasOperation_t ta = to_cublas(p.transa), tb = to_cublas(p.transb);
     if (p.compute == GEMMKIT_COMPUTE_64F) {
         const double alpha = p.alpha, beta = p.beta;
@@ -62,11 +90,8 @@ cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p) {
     if (p.a_type == GEMMKIT_R_32F && p.compute == GEMMKIT_COMPUTE_32F)
         return cublasSgemm_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, static_cast<const float*>(p.A), p.lda,
                               static_cast<const float*>(p.B), p.ldb, &beta, static_cast<float*>(p.C), p.ldc);
-    // TF32 on FP32 data, or FP16/BF16 operands: FP32 accumulation on tensor cores.
-    const cublasComputeType_t compute =
-        p.compute == GEMMKIT_COMPUTE_32F_FAST_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     return cublasGemmEx_64(blas.get(), ta, tb, p.m, p.n, p.k, &alpha, p.A, to_cuda(p.a_type), p.lda, p.B,
-                           to_cuda(p.b_type), p.ldb, &beta, p.C, to_cuda(p.c_type), p.ldc, compute,
+                           to_cuda(p.b_type), p.ldb, &beta, p.C, to_cuda(p.c_type), p.ldc, compute_of(p),
                            CUBLAS_GEMM_DEFAULT);
 }
 

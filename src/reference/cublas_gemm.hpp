@@ -30,7 +30,8 @@ private:
 //   FP64 A/B/C, COMPUTE_64F             cublasDgemm
 bool has_cublas_baseline(const Problem& p);
 
-// The baseline: the same problem through cuBLAS (64-bit-size entry points), as listed above.
+// The baseline: the same problem through cuBLAS (64-bit-size entry points), as listed above; a
+// batch through cublasGemmStridedBatchedEx or, with pointer arrays, cublasGemmBatchedEx.
 // Returns CUBLAS_STATUS_NOT_SUPPORTED for other types.
 cublasStatus_t cublas_gemm(const Cublas& blas, const Problem& p);
 

@@ -88,6 +88,7 @@ __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmAr
     PairLoader<Cfg::BK, Cfg::BM, Cfg::kThreads, !kTransA, kVec> loadA;
     PairLoader<Cfg::BK, Cfg::BN, Cfg::kThreads, kTransB, kVec> loadB;
 
+    select_batch<!kVec>(g);
     const int i0 = blockIdx.x * Cfg::BM, j0 = blockIdx.y * Cfg::BN;
     const bool interior = i0 + Cfg::BM <= g.m && j0 + Cfg::BN <= g.n;  // the same for the whole block
     constexpr int kThreadRows = Cfg::BM / Cfg::TM;  // 16
@@ -146,7 +147,7 @@ inline cudaError_t launch_edge_fast(const Problem& p, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
         edge_fast_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<double>(p));
+            <<<batch_grid(grid, p), Cfg::kThreads, 0, stream>>>(make_args<double>(p));
         return cudaGetLastError();
     });
 }

@@ -416,6 +416,7 @@ template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) dmma_kernel(GemmArgs<double> args) {
 #if GEMMKIT_SM90_CODE
     extern __shared__ __align__(128) double smem[];
+    select_batch<kCopy8>(args);
     constexpr bool kFragsAhead = Cfg::kFragsAheadForAT && kTransA;
     const DmmaBlock<Cfg, kTransA, kTransB, kCopy8, kFragsAhead> block(args, smem);
     const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM;
@@ -433,8 +434,8 @@ template <class Cfg>
 cudaError_t launch_dmma_tiles(const Problem& p, cudaStream_t stream, int64_t tiles) {
     return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
         constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value, kCopy8 = !decltype(vec)::value;
-        return launch_with_smem(dmma_kernel<Cfg, kTA, kTB, kCopy8>, dim3(static_cast<unsigned>(tiles)), Cfg::kThreads,
-                                Cfg::kSmemBytes, stream, make_args<double>(p));
+        return launch_with_smem(dmma_kernel<Cfg, kTA, kTB, kCopy8>, batch_grid(dim3(static_cast<unsigned>(tiles)), p),
+                                Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<double>(p));
     });
 }
 

@@ -129,7 +129,7 @@ cudaError_t launch_dmma_stream_k(const Problem& p, const SplitPlan& planned, cud
                                   static_cast<int>(planned.slabs), static_cast<int>(planned.workers),
                                   static_cast<int>(planned.pieces)};
     const int shares = plan.shares, split = plan.split;
-    if (split == 0) return launch_dmma<Cfg>(p, stream);
+    if (split == 0 || batched(p)) return launch_dmma<Cfg>(p, stream);  // plan_dmma splits no batch
 
     void* workspace = nullptr;
     const size_t flag_bytes = workspace_flag_bytes(shares);

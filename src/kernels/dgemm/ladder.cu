@@ -73,7 +73,8 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          .fast_ops = kAllOps, .fast_alignment = 8, .tile = tile_of<EdgeFastCfg>(),
          .serves_auto = true,
          .supports = supports_f64, .launch = runs_alone<launch_edge_fast>,
-         .entry = entry_of<&edge_fast_kernel<false, false, true>>},
+         .entry = entry_of<&edge_fast_kernel<false, false, true>>,
+         .batches = true},
         {.name = "dgemm.06_async_ring", .level = 6, .min_sm = 90,
          .dtype = GEMMKIT_R_64F, .compute = GEMMKIT_COMPUTE_64F,
          .description = "step 05's 8x8 thread tiles fed by a 4-stage cp.async ring of 16-k slabs that warps hand "
@@ -92,7 +93,8 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          .fast_ops = kAllOps, .fast_alignment = 8, .tile = tile_of<DmmaCfg>(),
          .supports = supports_f64, .launch = runs_alone<launch_dmma<DmmaCfg>>,
          .entry = entry_of<&dmma_kernel<DmmaCfg, false, false, false>>,
-         .dynamic_smem_bytes = DmmaCfg::kSmemBytes},
+         .dynamic_smem_bytes = DmmaCfg::kSmemBytes,
+         .batches = true},
         {.name = "dgemm.08_dmma_stream_k", .level = 8, .min_sm = 90,
          .dtype = GEMMKIT_R_64F, .compute = GEMMKIT_COMPUTE_64F,
          .description = "step 07 for the whole rounds of tiles; a short, mostly idle last round shared out along k "
@@ -103,7 +105,8 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          .rules = PlanRules::kDmmaStreamK,
          .supports = supports_f64, .launch = launch_dmma_stream_k_plan<DmmaStreamKCfg>,
          .entry = entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>,
-         .dynamic_smem_bytes = DmmaStreamKCfg::kSmemBytes},
+         .dynamic_smem_bytes = DmmaStreamKCfg::kSmemBytes,
+         .batches = true},  // a batch runs step 07's kernel alone (plan_dmma)
         {.name = "dgemm.09_sized_tiles", .level = 9, .min_sm = 90,
          .dtype = GEMMKIT_R_64F, .compute = GEMMKIT_COMPUTE_64F,
          .description = "step 08 on 64x64 tiles (4 warps of 32x32, up to 3 blocks an SM) where 128x128 tiles would "
@@ -115,7 +118,8 @@ void add_dgemm_kernels(std::vector<KernelInfo>* table) {
          .rules = PlanRules::kDmmaSized,
          .supports = supports_f64, .launch = launch_dmma_sized<DmmaStreamKCfg, DmmaSmallCfg>,
          .entry = entry_of<&dmma_stream_k_kernel<DmmaStreamKCfg, false, false, false>>,
-         .dynamic_smem_bytes = DmmaStreamKCfg::kSmemBytes},
+         .dynamic_smem_bytes = DmmaStreamKCfg::kSmemBytes,
+         .batches = true},
     };
     table->insert(table->end(), std::begin(rows), std::end(rows));
 }

@@ -69,15 +69,15 @@ __global__ void __launch_bounds__(WgmmaTmaCfg::kThreads)
     for (int s = 0; s < slabs; ++s) {
         if (threadIdx.x == 0) {
             ptx::mbarrier_arrive_expect_tx(full, SlabA::kBytes + SlabB::kBytes);
-            SlabA::load(sA, &map_a, m0, s * Cfg::BK, full);
-            SlabB::load(sB, &map_b, n0, s * Cfg::BK, full);
+            SlabA::load(sA, &map_a, m0, s * Cfg::BK, 0, full);  // matrix 0: the maps hold one
+            SlabB::load(sB, &map_b, n0, s * Cfg::BK, 0, full);
         }
         ptx::mbarrier_wait(full, s % 2);  // the barrier's phase s has completed
         mma_slab<T, SlabA, SlabB>(acc, sA, sB, 0);
         ptx::wgmma_wait<0>();
         __syncthreads();  // every warp has finished reading before thread 0 overwrites the slabs
     }
-    store_warpgroup_tile<Cfg::BN>(acc, out, m0, n0);
+    store_warpgroup_tile<Cfg::BN>(acc, out, 0, m0, n0);
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

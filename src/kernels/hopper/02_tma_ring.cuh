@@ -48,8 +48,8 @@ __global__ void __launch_bounds__(TmaRingCfg::kThreads)
         const int st = s % Cfg::kStages;
         const uint32_t a = ring + st * kStageBytes, bar = full + 8 * st;
         ptx::mbarrier_arrive_expect_tx(bar, kStageBytes);
-        SlabA::load(a, &map_a, m0, s * Cfg::BK, bar);
-        SlabB::load(a + SlabA::kBytes, &map_b, n0, s * Cfg::BK, bar);
+        SlabA::load(a, &map_a, m0, s * Cfg::BK, 0, bar);
+        SlabB::load(a + SlabA::kBytes, &map_b, n0, s * Cfg::BK, 0, bar);
     };
     if (threadIdx.x == 0)
         for (int s = 0; s < Cfg::kStages - 1 && s < slabs; ++s) issue(s);
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(TmaRingCfg::kThreads)
         mma_slab<T, SlabA, SlabB>(acc, a, a + SlabA::kBytes, warpgroup);
         ptx::wgmma_wait<0>();
     }
-    store_warpgroup_tile<Cfg::BN>(acc, out, m0 + 64 * warpgroup, n0);
+    store_warpgroup_tile<Cfg::BN>(acc, out, 0, m0 + 64 * warpgroup, n0);
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

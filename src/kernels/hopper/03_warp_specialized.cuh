@@ -80,8 +80,8 @@ __device__ __forceinline__ void produce_slab(const RingBarriers& bars, uint32_t 
     bars.wait_free<kStages>(s);
     const uint32_t a = ring + st * kStageBytes, full = bars.full_of(st);
     ptx::mbarrier_arrive_expect_tx(full, kStageBytes);
-    SlabA::load(a, map_a, m0, k0, full);
-    SlabB::load(a + SlabA::kBytes, map_b, n0, k0, full);
+    SlabA::load(a, map_a, m0, k0, 0, full);
+    SlabB::load(a + SlabA::kBytes, map_b, n0, k0, 0, full);
 }
 
 // The consumer warpgroup's part of use `s`: waits for the stage, then issues (and commits as
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(WarpSpecializedCfg::kThreads, 1)
             ptx::wgmma_wait<0>();
             release_stage<Cfg::kStages>(bars, s);
         }
-        store_warpgroup_tile<Cfg::BN>(acc, out, m0 + 64 * slice, n0);
+        store_warpgroup_tile<Cfg::BN>(acc, out, 0, m0 + 64 * slice, n0);
     }
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched

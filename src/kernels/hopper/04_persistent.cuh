@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(PersistentCfg::kThreads, 1)
             }
             ptx::wgmma_wait<0>();
             release_stage<Cfg::kStages>(bars, s - 1);
-            store_warpgroup_tile<Cfg::BN>(acc, out, tile.x * Cfg::BM + 64 * slice, tile.y * Cfg::BN);
+            store_warpgroup_tile<Cfg::BN>(acc, out, 0, tile.x * Cfg::BM + 64 * slice, tile.y * Cfg::BN);
         }
     }
 #else

@@ -96,24 +96,29 @@ template <class Cfg>
 __host__ __device__ constexpr int slab_count(int64_t k) {
     return static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);
 }
+// The pair-tiles of every problem of a batch, numbered problem by problem.
+template <class Cfg>
+__host__ __device__ constexpr int64_t batch_pair_tiles(int64_t m, int64_t n, int64_t batch) {
+    return pair_tiles<Cfg>(m, n) * batch;
+}
 template <class Cfg, class TC>
 __device__ WholeTiles whole_tiles(const OutputArgs<TC>& out) {
-    return {static_cast<int>(pair_tiles<Cfg>(out.m, out.n)), slab_count<Cfg>(out.k)};
+    return {static_cast<int>(batch_pair_tiles<Cfg>(out.m, out.n, out.batch)), slab_count<Cfg>(out.k)};
 }
 
-// One operand's slab for stage `bar`: where the cluster's CTAs share it (kShared) and the
-// partner is ready (not `alone`), this CTA's part of it, multicast into every CTA of the
-// cluster; else the whole slab, into this CTA.
+// One operand's slab for stage `bar` (of matrix z of its map's batch): where the cluster's CTAs
+// share it (kShared) and the partner is ready (not `alone`), this CTA's part of it, multicast
+// into every CTA of the cluster; else the whole slab, into this CTA.
 template <class Slab, bool kShared, int kCluster>
 __device__ __forceinline__ void load_slab(uint32_t rank, bool alone, uint32_t dst, const CUtensorMap* map, int mn0,
-                                          int k0, uint32_t bar) {
+                                          int k0, int z, uint32_t bar) {
     if constexpr (kShared) {
         if (!alone) {
-            Slab::template load_part_multicast<kCluster>(rank, dst, map, mn0, k0, bar, (1u << kCluster) - 1);
+            Slab::template load_part_multicast<kCluster>(rank, dst, map, mn0, k0, z, bar, (1u << kCluster) - 1);
             return;
         }
     }
-    Slab::load(dst, map, mn0, k0, bar);
+    Slab::load(dst, map, mn0, k0, z, bar);
 }
 
 // The kernel body, shared with steps 6-8: `Epilogue` writes each finished tile (see below),
@@ -136,12 +141,15 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
     const int cluster = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
     const auto work = schedule.of(cluster, clusters);  // this cluster's units
 
-    // This CTA's tile of a unit: its first row of C and first column.
+    // This CTA's tile of a unit: its problem of the batch (the pair-tiles are numbered problem by
+    // problem), and its first row of C and first column in that problem.
+    const int problem_pairs = pairs.x * pairs.y;
     auto origin = [&](const WorkUnit& w) {
-        const int2 pair = Cfg::Order::tile_of(w.pair, pairs.x, pairs.y);
+        const int z = w.pair / problem_pairs;
+        const int2 pair = Cfg::Order::tile_of(w.pair - z * problem_pairs, pairs.x, pairs.y);
         const int along = static_cast<int>(rank);
-        if constexpr (kShareA) return make_int2(pair.x * Cfg::BM, (pair.y * Cfg::kCluster + along) * Cfg::BN);
-        return make_int2((pair.x * Cfg::kCluster + along) * Cfg::BM, pair.y * Cfg::BN);
+        if constexpr (kShareA) return make_int3(z, pair.x * Cfg::BM, (pair.y * Cfg::kCluster + along) * Cfg::BN);
+        return make_int3(z, (pair.x * Cfg::kCluster + along) * Cfg::BM, pair.y * Cfg::BN);
     };
 
     if (threadIdx.x == 0) {
@@ -166,7 +174,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         if (threadIdx.x == 0) {
             for (int u = 0; u < work.units(); ++u) {
                 const WorkUnit w = work.unit(u);
-                const int2 c0 = origin(w);
+                const int3 c0 = origin(w);  // (problem, row, column)
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {
                     const bool alone = Cfg::kCluster == 1 || (u == 0 && s < slabs_alone<Cfg>());  // no partner
                     if (!alone && !partner_ready) {
@@ -177,9 +185,10 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                     bars.wait_free<kStages>(s);
                     const uint32_t a = ring + st * kStageBytes, bar = bars.full_of(st);
                     ptx::mbarrier_arrive_expect_tx(bar, kStageBytes);  // both slabs, whoever loads them
-                    load_slab<SlabA, kShareA, Cfg::kCluster>(rank, alone, a, map_a, c0.x, ks * Cfg::BK, bar);
-                    load_slab<SlabB, !kShareA, Cfg::kCluster>(rank, alone, a + SlabA::kBytes, map_b, c0.y, ks * Cfg::BK,
-                                                              bar);
+                    load_slab<SlabA, kShareA, Cfg::kCluster>(rank, alone, a, map_a, c0.y, ks * Cfg::BK,
+                                                             c0.x * out.a_step, bar);
+                    load_slab<SlabB, !kShareA, Cfg::kCluster>(rank, alone, a + SlabA::kBytes, map_b, c0.z,
+                                                              ks * Cfg::BK, c0.x * out.b_step, bar);
                 }
             }
         }
@@ -201,7 +210,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         SlabFragments<T, SlabA> frags;  // TF32 with A of op N: its registers (tf32_mma.cuh)
         for (int u = 0; u < work.units(); ++u) {
             const WorkUnit w = work.unit(u);
-            const int2 c0 = origin(w);
+            const int3 c0 = origin(w);  // (problem, row, column)
             for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
                 issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc, ks > w.k_begin, &frags);
                 // Step 9's epilogue stores the last tile while the tensor cores work on this one.
@@ -211,7 +220,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
             }
             ptx::wgmma_wait<0>();
             release(s - 1);
-            if (schedule.settle(w, acc, slice, cluster)) epilogue.store(acc, staging, slice, c0.x + 64 * slice, c0.y);
+            if (schedule.settle(w, acc, slice, cluster))
+                epilogue.store(acc, staging, slice, c0.x, c0.y + 64 * slice, c0.z);
         }
         epilogue.finish(staging, slice);
         // No CTA leaves while its partner may still signal it. The partner's multicast copies
@@ -229,8 +239,9 @@ template <class TC>
 struct RegisterEpilogue {
     const OutputArgs<TC>& out;
     template <int kAccs>
-    __device__ void store(const float (&acc)[kAccs], uint32_t /*staging*/, int /*slice*/, int row0, int col0) const {
-        store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
+    __device__ void store(const float (&acc)[kAccs], uint32_t /*staging*/, int /*slice*/, int z, int row0,
+                          int col0) const {
+        store_warpgroup_tile<2 * kAccs>(acc, out, z, row0, col0);
     }
     __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
 };

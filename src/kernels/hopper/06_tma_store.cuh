@@ -30,16 +30,16 @@ struct TmaStoreEpilogue {
     const OutputArgs<TC>& out;
     const CUtensorMap* map_c;
     template <int kAccs>
-    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int row0, int col0) const {
+    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int z, int row0, int col0) const {
         // A tile narrower than a staged piece (step 10's 16 columns) writes C from registers.
         if constexpr (2 * kAccs % c_box_cols(sizeof(TC)) == 0) {
             if (out.tma_store) {
                 store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice,
-                                                        out.alpha, row0, col0);
+                                                        out.alpha, z, row0, col0);
                 return;
             }
         }
-        store_warpgroup_tile<2 * kAccs>(acc, out, row0, col0);
+        store_warpgroup_tile<2 * kAccs>(acc, out, z, row0, col0);
     }
     // The block's last stores must be complete before it exits.
     __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {

@@ -111,7 +111,7 @@ template <class Cfg, class Kernel, class WholeKernel, class... MapsAndOut>
 cudaError_t launch_stream_k(Kernel kernel, WholeKernel whole, int clusters, int planned_clusters, int smem_bytes,
                             const Problem& p, const SplitPlan& split, cudaStream_t stream,
                             MapsAndOut... maps_and_out) {
-    const int64_t pairs = pair_tiles<Cfg>(p.m, p.n);
+    const int64_t pairs = batch_pair_tiles<Cfg>(p.m, p.n, p.batch.count);
     const dim3 whole_grid(static_cast<unsigned>((pairs < clusters ? pairs : clusters) * Cfg::kCluster));
     const int slabs = slab_count<Cfg>(p.k);
     StreamKPlan plan = {split.pieces, split.workers, 0, 0};

@@ -34,7 +34,7 @@ struct DeferredTmaStoreEpilogue {
     const OutputArgs<TC>& out;
     const CUtensorMap* map_c;
     uint32_t packed[kAccs / 2];  // pairs of scaled values of the held tile, as TC
-    int row0 = 0, col0 = 0;
+    int z0 = 0, row0 = 0, col0 = 0;  // its problem of the batch, and origin
     int next = kPieces;  // the held tile's next piece to store; kPieces: none held
 
     // Stores the held tile's next piece, if any is left.
@@ -43,7 +43,7 @@ struct DeferredTmaStoreEpilogue {
 #pragma unroll
             for (int q = 0; q < kPieces; ++q)  // q known at compile time: packed[] stays in registers
                 if (q == next)
-                    store_piece_tma<TC>(map_c, staging + slice * staging_bytes(), 1 + slice, q, row0, col0,
+                    store_piece_tma<TC>(map_c, staging + slice * staging_bytes(), 1 + slice, q, z0, row0, col0,
                                         [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); });
         } else if (next < kPieces) {
             store_piece_from_registers(next);
@@ -57,7 +57,7 @@ struct DeferredTmaStoreEpilogue {
         constexpr int kCols = c_box_cols(2), kPairs = kCols / 4;  // packed pairs of a piece
         const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
         const int row = row0 + 16 * warp + lane / 4, col = col0 + q * kCols + 2 * (lane % 4);
-        uint16_t* const c = reinterpret_cast<uint16_t*>(out.C);
+        uint16_t* const c = reinterpret_cast<uint16_t*>(out.C + z0 * out.stride_c);
 #pragma unroll
         for (int i = 0; i < kPairs; ++i) {
             // packed[q * kPairs + i], chosen among the pieces by selects: indexing packed[] with
@@ -84,7 +84,7 @@ struct DeferredTmaStoreEpilogue {
 
     // 16-bit C that is not read (beta 0) is held, whether TMA stores it or not; FP32 C, and C
     // read with beta, is stored now, as step 6 does.
-    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int r0, int c0) {
+    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int z, int r0, int c0) {
         if constexpr (kPacks) {
             if (out.beta == 0.0f) {  // (the launcher sets tma_store only then: tma_writes_c)
                 flush(staging, slice);
@@ -98,11 +98,11 @@ struct DeferredTmaStoreEpilogue {
                     pack([](float x) { return x; });
                 else
                     pack([&](float x) { return out.alpha * x; });
-                row0 = r0, col0 = c0, next = 0;
+                z0 = z, row0 = r0, col0 = c0, next = 0;
                 return;
             }
         }
-        TmaStoreEpilogue<TC>{out, map_c}.store(acc, staging, slice, r0, c0);
+        TmaStoreEpilogue<TC>{out, map_c}.store(acc, staging, slice, z, r0, c0);
     }
 
     // The block's last tile, and its stores complete, before it exits.

@@ -87,7 +87,7 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
     }
 }
 
-// Stores piece q of the warpgroup's tile with origin C(row0, col0) through `staging` (this
+// Stores piece q of the warpgroup's tile with origin C(row0, col0) of problem z through `staging` (this
 // warpgroup's own staging_bytes(), 1024-byte aligned; piece q uses buffer q % 2): stage(buffer)
 // writes the piece there, then thread 0 of the warpgroup has TMA store it. Thread 0 owns the
 // bulk stores: at the block's end it must call bulk_wait<0>(). kPending: the stores that may
@@ -95,7 +95,7 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
 // buffer (1), or none where the last piece used this buffer too (0).
 template <class TC, int kPending = kStagingBuffers - 1, class Stage>
 __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
-                                                int row0, int col0, Stage stage) {
+                                                int z, int row0, int col0, Stage stage) {
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
     constexpr int kBoxBytes = kPieceBytes / kBoxes;
     const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
@@ -107,17 +107,18 @@ __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32
     ptx::named_barrier_sync<128>(barrier_id);
     if (threadIdx.x % 128 == 0) {
 #pragma unroll
-        for (int b = 0; b < kBoxes; ++b) ptx::tma_store_2d(map_c, row0 + b * kRows, col0 + q * kCols, buffer + b * kBoxBytes);
+        for (int b = 0; b < kBoxes; ++b)
+            ptx::tma_store_3d(map_c, row0 + b * kRows, col0 + q * kCols, z, buffer + b * kBoxBytes);
         ptx::bulk_commit();
     }
 }
 
 // Stores the accumulators (wgmma m64nN layout) of the warpgroup with tile origin C(row0, col0)
-// through `staging`, piece by piece (store_piece_tma).
+// of problem z through `staging`, piece by piece (store_piece_tma).
 template <int N, class TC>
 __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2], const CUtensorMap* map_c,
-                                                         uint32_t staging, int barrier_id, float alpha, int row0,
-                                                         int col0) {
+                                                         uint32_t staging, int barrier_id, float alpha, int z,
+                                                         int row0, int col0) {
     static_assert(sizeof(TC) == 2 || sizeof(TC) == 4, "16-bit or FP32 C");
     constexpr int kCols = c_box_cols(sizeof(TC)), kPieces = N / kCols;
     static_assert(kStagingBuffers == 2, "pieces alternate between two buffers");
@@ -128,9 +129,9 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
     for (int q = 0; q < kPieces; ++q) {
         auto stage = [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); };
         if (kPieces % 2 == 1 && q == 0)
-            store_piece_tma<TC, 0>(map_c, staging, barrier_id, q, row0, col0, stage);
+            store_piece_tma<TC, 0>(map_c, staging, barrier_id, q, z, row0, col0, stage);
         else
-            store_piece_tma<TC, 1>(map_c, staging, barrier_id, q, row0, col0, stage);
+            store_piece_tma<TC, 1>(map_c, staging, barrier_id, q, z, row0, col0, stage);
     }
 }
 

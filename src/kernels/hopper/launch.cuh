@@ -18,15 +18,16 @@
 namespace gemmkit::hopper {
 
 // The maps of A and B as stored (op N: A is m x k, B is k x n; op T the other way round),
-// with the boxes their slabs load.
+// with the boxes their slabs load; of a batch's matrices where p is a batch.
 template <class SlabA, class SlabB>
 cudaError_t encode_operand_maps(const Problem& p, CUtensorMap* map_a, CUtensorMap* map_b) {
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
+    const Batch& b = p.batch;
     cudaError_t err = encode_tensor_map(map_a, p.A, p.a_type, ta ? p.k : p.m, ta ? p.m : p.k, p.lda,
-                                        SlabA::kBoxRows, SlabA::kBoxCols);
+                                        SlabA::kBoxRows, SlabA::kBoxCols, b.count, b.stride_a);
     if (err != cudaSuccess) return err;
     return encode_tensor_map(map_b, p.B, p.b_type, tb ? p.n : p.k, tb ? p.k : p.n, p.ldb, SlabB::kBoxRows,
-                             SlabB::kBoxCols);
+                             SlabB::kBoxCols, b.count, b.stride_b);
 }
 
 // Grids: one block per tile, or (persistent) as many blocks, or clusters, as can be resident
@@ -85,7 +86,7 @@ struct ClusterGrid {
         return fit > 0 && fit < clusters ? fit : clusters;
     }
     static dim3 grid(const Problem& p, const void* kernel, int smem_bytes, int sms) {
-        const int64_t pairs = pair_tiles<Cfg>(p.m, p.n), fit = clusters(kernel, smem_bytes, sms);
+        const int64_t pairs = batch_pair_tiles<Cfg>(p.m, p.n, p.batch.count), fit = clusters(kernel, smem_bytes, sms);
         return dim3(static_cast<unsigned>((pairs < fit ? pairs : fit) * Cfg::kCluster));
     }
 };
@@ -202,7 +203,7 @@ cudaError_t launch_step_kernel(const Problem& p, const Plan& plan, cudaStream_t 
         CUtensorMap map_c = {};  // unused (zeros) when the register epilogue runs
         out.tma_store = plan.epilogue == EpiloguePath::kTmaStore &&
                         encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
-                                          c_box_cols(sizeof(TC))) == cudaSuccess;
+                                          c_box_cols(sizeof(TC)), p.batch.count, p.batch.stride_c) == cudaSuccess;
         if constexpr (!is_stream_k_step<Step>()) {
             return launch_with_smem(kernel, Step::grid(p, kernel_ptr, smem, sms), Cfg::kThreads, smem, stream, map_a,
                                     map_b, map_c, out);

@@ -126,7 +126,9 @@ void add_step(std::vector<KernelInfo>* table, const char* f16_name, const char* 
                    .launch = launch_hopper_step<Step>,
                    .entry = entry_of<Step::template kernel<half, half, false, false>()>,
                    .dynamic_smem_bytes = step_smem_bytes<Step, half>(),
-                   .copies_unaligned = Step::kPadsUnaligned},
+                   .copies_unaligned = Step::kPadsUnaligned,
+                   // step 14 runs a batch on the mma.sync pipeline (plan_hopper_step)
+                   .batches = level == 14},
                   bf16_name, entry_of<Step::template kernel<bf16, bf16, false, false>()>);
 }
 

@@ -26,7 +26,12 @@ struct Tf32SizedTilesStep : Tf32StreamKStep {
 // aligned ones. Where the plan runs the mma.sync pipeline of step 06 (which rounds the inputs to
 // TF32 instead of truncating them), or there is no memory for the transpose or for copies of
 // operands TMA cannot read, step 06 runs.
-bool runs_wgmma_tf32(const Problem& /*p*/) { return hopper_code_loaded(); }
+// A batch of pointer arrays, one TMA cannot read as it is, or one with B of op T runs the
+// mma.sync pipeline, which rounds (plan_hopper_step).
+bool runs_wgmma_tf32(const Problem& p) {
+    const bool pipeline_batch = batched(p) && (pointer_arrays(p) || !tma_reads_operands(p) || p.transb == GEMMKIT_OP_T);
+    return hopper_code_loaded() && !pipeline_batch;
+}
 
 template <class Step>
 cudaError_t launch_tf32_step(const Problem& p, const Plan& plan, cudaStream_t stream) {
@@ -65,7 +70,8 @@ void add_tf32_step(std::vector<KernelInfo>* table, const char* name, int level, 
                       .entry = entry_of<Step::template kernel<float, float, false, false>()>,
                       .dynamic_smem_bytes = step_smem_bytes<Step, float>(),
                       .truncates_tf32 = runs_wgmma_tf32,
-                      .copies_unaligned = true});
+                      .copies_unaligned = true,
+                      .batches = level == 9});  // on the mma.sync pipeline (plan_hopper_step)
 }
 
 }  // namespace

@@ -43,38 +43,39 @@ struct SwizzledSlab {
     static constexpr int kBoxCols = kKMajor ? kBoxMN : BK;
     static constexpr int kBoxBytes = kBytes / kBoxes;
 
-    // Asks TMA for box b of the slab whose first element is op(X)(mn0, k0), completing on `bar`;
-    // with a cta_mask, the box lands at the same offset in every CTA of the cluster it names.
-    __device__ static void load_box(int b, uint32_t dst, const CUtensorMap* map, int mn0, int k0, uint32_t bar,
+    // Asks TMA for box b of the slab whose first element is op(X)(mn0, k0) of matrix z of the
+    // map's batch (every map is of rank 3, a batch of one where there is no batch), completing on
+    // `bar`; with a cta_mask, the box lands at the same offset in every CTA of the cluster it names.
+    __device__ static void load_box(int b, uint32_t dst, const CUtensorMap* map, int mn0, int k0, int z, uint32_t bar,
                                     uint16_t cta_mask = 0) {
         const int mn = mn0 + b * kBoxMN;
         const int c0 = kKMajor ? k0 : mn, c1 = kKMajor ? mn : k0;
         if (cta_mask == 0)
-            ptx::tma_load_2d(dst + b * kBoxBytes, map, c0, c1, bar);
+            ptx::tma_load_3d(dst + b * kBoxBytes, map, c0, c1, z, bar);
         else
-            ptx::tma_load_2d_multicast(dst + b * kBoxBytes, map, c0, c1, bar, cta_mask);
+            ptx::tma_load_3d_multicast(dst + b * kBoxBytes, map, c0, c1, z, bar, cta_mask);
     }
 
     // The whole slab, into this CTA alone.
-    __device__ static void load(uint32_t dst, const CUtensorMap* map, int mn0, int k0, uint32_t bar) {
+    __device__ static void load(uint32_t dst, const CUtensorMap* map, int mn0, int k0, int z, uint32_t bar) {
 #pragma unroll
-        for (int b = 0; b < kBoxes; ++b) load_box(b, dst, map, mn0, k0, bar);
+        for (int b = 0; b < kBoxes; ++b) load_box(b, dst, map, mn0, k0, z, bar);
     }
 
     // Part `part` of `parts` (consecutive boxes) into every CTA of cta_mask. Where the parts
     // cannot be equal (an MN-major slab of 192: three boxes for two CTAs), part p takes boxes
     // p * kBoxes / kParts up to the next part's first.
     template <int kParts>
-    __device__ static void load_part_multicast(int part, uint32_t dst, const CUtensorMap* map, int mn0, int k0,
+    __device__ static void load_part_multicast(int part, uint32_t dst, const CUtensorMap* map, int mn0, int k0, int z,
                                                uint32_t bar, uint16_t cta_mask) {
         static_assert(kParts <= kBoxes, "a box at least per part");
         if constexpr (kBoxes % kParts == 0) {
 #pragma unroll
             for (int i = 0; i < kBoxes / kParts; ++i)
-                load_box(part * (kBoxes / kParts) + i, dst, map, mn0, k0, bar, cta_mask);
+                load_box(part * (kBoxes / kParts) + i, dst, map, mn0, k0, z, bar, cta_mask);
         } else {
             for (int b = part * kBoxes / kParts; b < (part + 1) * kBoxes / kParts; ++b)
-                load_box(b, dst, map, mn0, k0, bar, cta_mask);
+                load_box(b, dst, map, mn0, k0, z, bar, cta_mask);
         }
     }
 

@@ -44,8 +44,17 @@ bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type) {
 
 bool on_128_byte_columns(const void* base, int64_t ld, gemmkit_dtype type) { return columns_on(base, ld, type, 128); }
 
+bool tma_batch_stride(int64_t stride, int64_t ld, int64_t cols, gemmkit_dtype type) {
+    const int64_t bytes = stride * static_cast<int64_t>(dtype_size(type));
+    return stride == 0 || (bytes % 16 == 0 && stride >= ld * cols && bytes < (int64_t{1} << 40));
+}
+
 bool tma_reads_operands(const Problem& p) {
-    return tma_addressable(p.A, p.lda, p.a_type) && tma_addressable(p.B, p.ldb, p.b_type);
+    const Batch& b = p.batch;
+    const int64_t cols_a = p.transa == GEMMKIT_OP_N ? p.k : p.m, cols_b = p.transb == GEMMKIT_OP_N ? p.n : p.k;
+    const bool strides = b.count <= 1 || (!b.arrays && tma_batch_stride(b.stride_a, p.lda, cols_a, p.a_type) &&
+                                          tma_batch_stride(b.stride_b, p.ldb, cols_b, p.b_type));
+    return strides && tma_addressable(p.A, p.lda, p.a_type) && tma_addressable(p.B, p.ldb, p.b_type);
 }
 
 bool copies_pay_for_a(const Problem& p) {
@@ -62,25 +71,32 @@ OperandCopies operand_copies(const Problem& p) {
 bool tma_writes_c(const Problem& p) {
     const int64_t column_bytes = p.m * static_cast<int64_t>(dtype_size(p.c_type));
     const size_t size = dtype_size(p.c_type);
-    return (size == 2 || size == 4) && p.beta == 0.0 && column_bytes % 16 == 0 &&
+    const bool stride = p.batch.count <= 1 || tma_batch_stride(p.batch.stride_c, p.ldc, p.n, p.c_type);
+    return (size == 2 || size == 4) && p.beta == 0.0 && column_bytes % 16 == 0 && stride &&
            tma_addressable(p.C, p.ldc, p.c_type);
 }
 
 cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype type, uint64_t rows, uint64_t cols,
-                              int64_t ld, uint32_t box_rows, uint32_t box_cols) {
-    if (!tma_addressable(base, ld, type) || rows == 0 || cols == 0) return cudaErrorInvalidValue;
+                              int64_t ld, uint32_t box_rows, uint32_t box_cols, int64_t batch, int64_t stride) {
+    if (!tma_addressable(base, ld, type) || rows == 0 || cols == 0 || batch < 1 ||
+        !tma_batch_stride(stride, ld, static_cast<int64_t>(cols), type))
+        return cudaErrorInvalidValue;
     const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
     if (encode == nullptr) return cudaErrorNotSupported;
-    const cuuint64_t dims[2] = {rows, cols};
-    const cuuint64_t col_stride_bytes[1] = {static_cast<cuuint64_t>(ld) * dtype_size(type)};
-    const cuuint32_t box[2] = {box_rows, box_cols};
-    const cuuint32_t element_strides[2] = {1, 1};
+    // One matrix (a batch of one, or every problem reading the same one): a third dimension of 1,
+    // its stride any valid one, here the matrix's columns rounded up to 16 bytes.
+    const bool one = batch == 1 || stride == 0;
+    const cuuint64_t size = dtype_size(type), col_bytes = static_cast<cuuint64_t>(ld) * size;
+    const cuuint64_t dims[3] = {rows, cols, one ? 1 : static_cast<cuuint64_t>(batch)};
+    const cuuint64_t strides[2] = {col_bytes, one ? (col_bytes * cols + 15) / 16 * 16 : stride * size};
+    const cuuint32_t box[3] = {box_rows, box_cols, 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
     // L2 fetches a box's lines in 256-byte pairs. Where columns start off 128-byte lines, each
     // 128-byte row of a box spans two lines, and promoting both to 256 bytes fetches up to four
     // times its bytes: 128 bytes ran faster there (docs/ladder/hopper.md#lab-l2-promotion).
     const CUtensorMapL2promotion promotion =
         on_128_byte_columns(base, ld, type) ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-    const CUresult res = encode(map, map_type(type), 2, const_cast<void*>(base), dims, col_stride_bytes, box,
+    const CUresult res = encode(map, map_type(type), 3, const_cast<void*>(base), dims, strides, box,
                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                 promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return res == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;

@@ -13,10 +13,18 @@ namespace gemmkit::hopper {
 // A column-major matrix of `rows` x `cols` elements of `type` (rows contiguous), leading
 // dimension ld elements, read in boxes of box_rows x box_cols that land in shared memory with
 // the 128-byte swizzle (box_rows * element size must be 128 bytes or less). Elements outside
-// the matrix read as zero. Fails with cudaErrorInvalidValue when TMA cannot address the matrix
-// (see tma_addressable), and with the driver's error when the driver has no TMA.
+// the matrix read as zero. The map is of rank 3: a batch of `batch` such matrices `stride`
+// elements apart (coordinate 2 picks one), or of one (batch 1, or stride 0: every problem of a
+// batch reads matrix 0). Fails with cudaErrorInvalidValue when TMA cannot address the matrices
+// (see tma_addressable, tma_batch_stride), and with the driver's error when the driver has no TMA.
 cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype type, uint64_t rows, uint64_t cols,
-                              int64_t ld, uint32_t box_rows, uint32_t box_cols);
+                              int64_t ld, uint32_t box_rows, uint32_t box_cols, int64_t batch = 1,
+                              int64_t stride = 0);
+
+// Whether TMA can step from one matrix of a batch to the next `stride` elements on (`cols`
+// columns of leading dimension ld): 0 (one matrix for all), or a multiple of 16 bytes no shorter
+// than a matrix's columns.
+bool tma_batch_stride(int64_t stride, int64_t ld, int64_t cols, gemmkit_dtype type);
 
 // Whether TMA can read a matrix at `base` with leading dimension ld of `type`: the base
 // 16-byte aligned and ld a multiple of 16 bytes, so that every column starts on a 16-byte
@@ -28,7 +36,7 @@ bool tma_addressable(const void* base, int64_t ld, gemmkit_dtype type);
 // encode_tensor_map).
 bool on_128_byte_columns(const void* base, int64_t ld, gemmkit_dtype type);
 
-// Whether TMA can read A and B of p (both tma_addressable).
+// Whether TMA can read A and B of p (both tma_addressable, and a batch's strides tma_batch_stride).
 bool tma_reads_operands(const Problem& p);
 
 // Whether copying A into a workspace of 128-byte columns pays although TMA can read it: an A

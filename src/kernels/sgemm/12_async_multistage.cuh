@@ -225,6 +225,7 @@ __device__ __forceinline__ void async_multistage_tile(const GemmArgs<float>& g) 
 
 template <class Cfg, bool kTransA, bool kTransB, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) async_multistage_kernel(GemmArgs<float> g) {
+    select_batch<!kVec>(g);
     async_multistage_tile<Cfg, kTransA, kTransB, kVec>(g);
 }
 
@@ -232,8 +233,8 @@ template <class Cfg>
 cudaError_t launch_async_multistage(const Problem& p, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
-        return launch_with_smem(async_multistage_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>, grid,
-                                Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<float>(p));
+        return launch_with_smem(async_multistage_kernel<Cfg, decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>,
+                                batch_grid(grid, p), Cfg::kThreads, Cfg::kSmemBytes, stream, make_args<float>(p));
     });
 }
 

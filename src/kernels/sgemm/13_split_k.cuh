@@ -59,7 +59,7 @@ template <class Cfg>
 cudaError_t launch_split_k(const Problem& p, const Plan& plan, cudaStream_t stream) {
     const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
     const int splits = plan.split.kind == SplitKind::kSplitK ? static_cast<int>(plan.split.pieces) : 1;
-    if (splits <= 1) return launch_async_multistage<Cfg>(p, stream);
+    if (splits <= 1 || batched(p)) return launch_async_multistage<Cfg>(p, stream);  // plan_split_k splits no batch
 
     // Whole slabs a range, so only the last range ends in a partial slab.
     const int64_t slabs = (p.k + Cfg::BK - 1) / Cfg::BK;

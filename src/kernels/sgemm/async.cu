@@ -10,8 +10,10 @@ namespace {
 
 template <class Cfg>
 KernelInfo async_row(const char* name, const char* description) {
-    return tuned_config_row<Cfg>(name, 12, 80, description, runs_alone<launch_async_multistage<Cfg>>,
-                                 entry_of<&async_multistage_kernel<Cfg, false, false, true>>);
+    KernelInfo row = tuned_config_row<Cfg>(name, 12, 80, description, runs_alone<launch_async_multistage<Cfg>>,
+                                           entry_of<&async_multistage_kernel<Cfg, false, false, true>>);
+    row.batches = true;
+    return row;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ KernelInfo split_k_row(const char* name, const char* description) {
                                            entry_of<&split_k_kernel<Cfg, false, false, true>>);
     row.rules = PlanRules::kSplitK;
     row.blocks_per_sm = kBlocksPerSm;
+    row.batches = true;  // a batch runs unsplit (plan_split_k)
     return row;
 }
 

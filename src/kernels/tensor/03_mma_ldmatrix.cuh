@@ -33,6 +33,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_ldmatrix_kernel(GemmArgs<T,
     __shared__ alignas(128) T sA[2][SlabA::kElems];
     __shared__ alignas(128) T sB[2][SlabB::kElems];
 
+    select_batch<!kVec>(args);
     const int m0 = blockIdx.x * Cfg::BM, n0 = blockIdx.y * Cfg::BN;
     const int warp = threadIdx.x / 32;
     const int wm0 = (warp % Cfg::kWarpsM) * Cfg::WM, wn0 = (warp / Cfg::kWarpsM) * Cfg::WN;
@@ -82,7 +83,7 @@ cudaError_t launch_mma_ldmatrix_typed(const Problem& p, cudaStream_t stream) {
     return with_ops(p, [&](auto ta, auto tb) {
         constexpr bool kTA = decltype(ta)::value, kTB = decltype(tb)::value;
         auto* kernel = vec ? mma_ldmatrix_kernel<Cfg, T, TC, kTA, kTB, true> : mma_ldmatrix_kernel<Cfg, T, TC, kTA, kTB, false>;
-        kernel<<<grid, Cfg::kThreads, 0, stream>>>(make_args<T, TC>(p));
+        kernel<<<batch_grid(grid, p), Cfg::kThreads, 0, stream>>>(make_args<T, TC>(p));
         return cudaGetLastError();
     });
 }

@@ -102,6 +102,7 @@ struct BlockPlace {
 template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmArgs<T, TC> args) {
     extern __shared__ __align__(128) unsigned char smem[];
+    select_batch<false>(args);  // 16-byte copies: never pointer arrays
     const auto [m0, n0, wm0, wn0] = BlockPlace<Cfg>::template of<Order>(args);
     using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
     const Ring ring(args, m0, n0, smem);
@@ -156,7 +157,7 @@ cudaError_t launch_pipeline_typed(const Problem& p, cudaStream_t stream) {
     const int tiles_m = static_cast<int>(ceil_div(p.m, Cfg::BM)), tiles_n = static_cast<int>(ceil_div(p.n, Cfg::BN));
     return with_ops(p, [&](auto ta, auto tb) {
         auto* kernel = pipeline_kernel<Cfg, Order, T, TC, decltype(ta)::value, decltype(tb)::value>();
-        return launch_with_smem(kernel, Order::grid(tiles_m, tiles_n), Cfg::kThreads, kSmem, stream,
+        return launch_with_smem(kernel, batch_grid(Order::grid(tiles_m, tiles_n), p), Cfg::kThreads, kSmem, stream,
                                 make_args<T, TC>(p));
     });
 }

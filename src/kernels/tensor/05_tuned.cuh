@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     constexpr int kSteps = kStepsPerSlab<Cfg, T>;
     static_assert(kSteps % 2 == 0, "a slab ends on the fragment set the next one starts with");
     extern __shared__ __align__(128) unsigned char smem[];
+    select_batch<false>(args);  // 16-byte copies: never pointer arrays
     const auto [m0, n0, wm0, wn0] = BlockPlace<Cfg>::template of<Order>(args);
     using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
     const Ring ring(args, m0, n0, smem);

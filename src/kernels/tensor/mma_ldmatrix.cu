@@ -12,7 +12,8 @@ void add_mma_ldmatrix_kernels(std::vector<KernelInfo>* table) {
                    .fast_path = kChunkFastPath,
                    .fast_alignment = 16, .tile = tile_of<MmaLdmatrixCfg<half>>(),
                    .launch = runs_alone<launch_mma_ldmatrix<MmaLdmatrixCfg>>,
-                   .entry = entry_of<&mma_ldmatrix_kernel<MmaLdmatrixCfg<half>, half, half, false, false, true>>},
+                   .entry = entry_of<&mma_ldmatrix_kernel<MmaLdmatrixCfg<half>, half, half, false, false, true>>,
+                   .batches = true},
                   "bf16.03_mma_ldmatrix",
                   entry_of<&mma_ldmatrix_kernel<MmaLdmatrixCfg<bf16>, bf16, bf16, false, false, true>>);
 }

@@ -107,7 +107,7 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][C
 // Whether A and B allow 16-byte chunk copies (C is written element by element and needs nothing).
 template <class T>
 bool operands_chunk_aligned(const Problem& p) {
-    return aligned16<T>(p.A, p.lda) && aligned16<T>(p.B, p.ldb);
+    return aligned16<T>(p.A, p.lda) && aligned16<T>(p.B, p.ldb) && batch_keeps_alignment(p, 16);
 }
 
 }  // namespace gemmkit::tensor

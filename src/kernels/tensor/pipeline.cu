@@ -18,6 +18,7 @@ void add_pipeline_pair(std::vector<KernelInfo>* table, KernelInfo row, const cha
     row.tile = tile_of<Cfg>();
     row.entry = pipeline_entry<Cfg, Order, half>;
     row.dynamic_smem_bytes = pipeline_smem_bytes<Cfg, half>();
+    row.batches = true;
     add_half_pair(table, row, bf16_name, pipeline_entry<Cfg, Order, bf16>);
 }
 

@@ -16,7 +16,8 @@ void add_tf32_kernels(std::vector<KernelInfo>* table) {
                       .serves_auto = true, .rules = PlanRules::kTf32Pipeline,
                       .supports = supports_tf32, .launch = launch_tf32_plan,
                       .entry = entry_of<pipeline_kernel<Cfg, TunedOrder, float, float, false, false>()>,
-                      .dynamic_smem_bytes = pipeline_smem_bytes<Cfg, float>()});
+                      .dynamic_smem_bytes = pipeline_smem_bytes<Cfg, float>(),
+                      .batches = true});
 }
 
 }  // namespace gemmkit::tensor
