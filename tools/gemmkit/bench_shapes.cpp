@@ -16,6 +16,7 @@
 #include "bench_metrics.hpp"
 #include "bench_timer.hpp"
 #include "commands.hpp"
+#include "corpus_suite.hpp"
 #include "common/check.hpp"
 #include "dispatch.hpp"
 #include "gemmkit_version.hpp"
@@ -26,24 +27,9 @@
 namespace gemmkit::cli {
 namespace {
 
-// The suite's timing where --warmup, --iters and --max-seconds are not given: ~340 (row, type)
-// pairs in about 4 minutes on an H100.
-constexpr TimingPlan kSuiteTiming{2, 10, 0.5};
-
-constexpr double kSlowRatio = 0.95;  // a row below this ratio is listed as slower than cuBLAS
 constexpr double kRepeatDrop = 0.10;  // a repeat whose ratio falls by more than this is flagged
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// The types of --types, in the order given, or all of corpus_types().
-std::vector<const CorpusType*> selected_types(const Options& o) {
-    std::vector<const CorpusType*> all, chosen;
-    for (const CorpusType& t : corpus_types()) all.push_back(&t);
-    for (const std::string& name : o.types)
-        for (const CorpusType* t : all)
-            if (name == t->name) chosen.push_back(t);
-    return o.types.empty() ? all : chosen;
-}
 
 verify::Types verify_types(const CorpusType& t) { return {t.ab, t.c, t.compute}; }
 
@@ -132,15 +118,6 @@ ShapeRow measure(Rig& rig, const CorpusShape& s, const CorpusType& ct, bool repe
     return r;
 }
 
-// --warmup, --iters and --max-seconds where given, else kSuiteTiming's.
-TimingPlan suite_timing(const Options& o) {
-    TimingPlan plan = kSuiteTiming;
-    if (was_given(o, "--warmup")) plan.warmup = o.warmup;
-    if (was_given(o, "--iters")) plan.iters = o.iters;
-    if (was_given(o, "--max-seconds")) plan.max_seconds = o.max_seconds;
-    return plan;
-}
-
 void print_header(const Rig& rig, const std::vector<const CorpusType*>& types) {
     std::printf("gemmkit bench --suite shapes — %s\n", analysis::one_line(rig.dev).c_str());
     std::printf("commit %s; %zu shapes x %zu types; seed %llu; alpha = 1, beta = 0\n", GEMMKIT_GIT_COMMIT,
@@ -178,29 +155,6 @@ void print_row(const ShapeRow& r) {
         std::printf("\n");
     }
     std::fflush(stdout);
-}
-
-// Per type: the geometric mean of the ratio over the timed rows, and the rows below kSlowRatio.
-void print_summary(const std::vector<ShapeRow>& rows, const std::vector<const CorpusType*>& types) {
-    std::printf("\n%-4s %6s %10s %9s\n", "type", "rows", "geomean", "< 0.95");
-    std::vector<const ShapeRow*> slow;
-    for (const CorpusType* t : types) {
-        double log_sum = 0;
-        int timed = 0, below = 0;
-        for (const ShapeRow& r : rows) {
-            if (r.type != t || r.repeat || !std::isfinite(r.ratio())) continue;
-            log_sum += std::log(r.ratio());
-            ++timed;
-            if (r.ratio() < kSlowRatio) {
-                ++below;
-                slow.push_back(&r);
-            }
-        }
-        std::printf("%-4s %6d %10.3f %9d\n", t->name, timed, timed > 0 ? std::exp(log_sum / timed) : kNaN, below);
-    }
-    if (slow.empty()) return;
-    std::printf("\nrows below %.2f (cuBLAS faster):\n", kSlowRatio);
-    for (const ShapeRow* r : slow) print_row(*r);
 }
 
 // The repeat check: each repeated row beside its first timing; a warning, not a failure.
@@ -262,7 +216,7 @@ int bench_shapes(const Options& o) {
     CUDA_CHECK(cudaStreamCreate(&stream));
     ref::Cublas blas(stream);
     L2Flusher flusher(dev, o.flush_by_reading);
-    Rig rig{dev, analysis::theoretical_peaks(dev), suite_timing(o), o.seed, stream, blas, flusher};
+    Rig rig{dev, analysis::theoretical_peaks(dev), corpus_timing(o), o.seed, stream, blas, flusher};
     print_header(rig, types);
 
     const std::vector<CorpusShape>& corpus = shape_corpus();
@@ -283,7 +237,8 @@ int bench_shapes(const Options& o) {
     // slowdown appeared after.
     for (const CorpusShape& s : corpus)
         for (const CorpusType* t : types) run(s, *t, false);
-    print_summary(rows, types);
+    print_type_summary(rows, types, [](const ShapeRow& r) { return !r.repeat; },
+                       [](const ShapeRow& r) { print_row(r); });
     for (size_t i = 0; i < repeated; ++i)
         for (const CorpusType* t : types) run(corpus[i], *t, true);
     print_repeats(rows);

@@ -191,9 +191,9 @@ bool type_list(const std::string& value, std::vector<std::string>* out, std::str
     return true;
 }
 
-// Options that choose what bench times, which the shape suite's corpus fixes.
-constexpr const char* kNotForShapeSuite[] = {"--kernels", "--mnk",    "--m",    "--n",      "--k",
-                                              "--ops",     "--c-type", "--json", "--samples"};
+// Options that choose what bench times, which the corpus suites (shapes, batched) fix.
+constexpr const char* kNotForCorpusSuites[] = {"--kernels", "--mnk",    "--m",    "--n",      "--k",
+                                                "--ops",     "--c-type", "--json", "--samples"};
 
 // The commands. Fields: name, positional arguments, how many at most, summary.
 const std::vector<CommandSpec> kCommands = {
@@ -293,15 +293,18 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.ffn, err); }},
     {"--comm-sms", "N", "dist-bench plan", "SMs the overlapped GEMMs leave to NCCL (default: the plan's)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
-    {"--suite", "ladder|shapes", "bench",
+    {"--suite", "ladder|shapes|batched", "bench",
      "ladder: the default suite; shapes: the shape corpus (~70 shapes in classes), auto\n"
      "against cuBLAS for each --types, then its first rows again (the repeat check);\n"
-     "its timing defaults: --warmup 2 --iters 10 --max-seconds 0.5",
+     "batched: the batched corpus (strided and pointer-array batches), auto against\n"
+     "cuBLAS's batched calls for each --types; the corpora's timing defaults:\n"
+     "--warmup 2 --iters 10 --max-seconds 0.5",
      [](const std::string& v, Pending* p, std::string* err) {
-         if (v != "ladder" && v != "shapes") return *err = "'" + v + "': use ladder or shapes", false;
+         if (v != "ladder" && v != "shapes" && v != "batched")
+             return *err = "'" + v + "': use ladder, shapes or batched", false;
          return p->o.suite = v, true;
      }},
-    {"--types", "LIST", "bench", "--suite shapes: some of f32,tf32,f16,bf16,f64 (default: all five)",
+    {"--types", "LIST", "bench", "--suite shapes|batched: some of f32,tf32,f16,bf16,f64 (default: all five)",
      [](const std::string& v, Pending* p, std::string* err) { return type_list(v, &p->o.types, err); }},
     {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
      "no progress on stderr; verify prints failures only",
@@ -329,7 +332,9 @@ std::string option_line(const OptionSpec& o) {
     const std::string head = std::string(o.name) + (o.value != nullptr ? std::string(" ") + o.value : "");
     char buf[64];
     std::snprintf(buf, sizeof buf, "  %-23s ", head.c_str());
-    return buf + indented(o.help, 26) + "\n";
+    // A head wider than its column ("--suite ladder|shapes|batched") has the help start below it.
+    const std::string lead = head.size() > 23 ? "  " + head + "\n" + std::string(26, ' ') : std::string(buf);
+    return lead + indented(o.help, 26) + "\n";
 }
 
 bool check_writable(const std::string& path, std::string* err) {
@@ -427,13 +432,14 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         if (o.positional.size() > static_cast<size_t>(c.max_positional))
             return fail("unexpected argument '" + o.positional[c.max_positional] + "'; " + o.command +
                         (c.max_positional == 0 ? " takes no arguments" : std::string(" takes ") + c.args));
-        if (o.suite == "shapes")
+        const bool corpus_suite = o.suite == "shapes" || o.suite == "batched";
+        if (corpus_suite)
             for (const OptionSpec* spec : given)
-                for (const char* name : kNotForShapeSuite)
+                for (const char* name : kNotForCorpusSuites)
                     if (std::strcmp(name, spec->name) == 0)
-                        return fail(std::string(name) +
-                                    " does not apply to --suite shapes (its corpus fixes what is timed)");
-        if (!o.types.empty() && o.suite != "shapes") return fail("--types needs --suite shapes");
+                        return fail(std::string(name) + " does not apply to --suite " + o.suite +
+                                    " (its corpus fixes what is timed)");
+        if (!o.types.empty() && !corpus_suite) return fail("--types needs --suite shapes or --suite batched");
     }
     if (!p.m.empty() || !p.n.empty() || !p.k.empty()) {
         if (p.have_mnk) return fail("--mnk and --m/--n/--k are alternatives; give one");
