@@ -6,7 +6,7 @@
     c = gemmkit.matmul(a, b)                    # a @ b
     y = torch.ops.gemmkit.linear(a, b, None)    # a @ b.T, with autograd and torch.compile
 
-gemm, matmul and linear take torch tensors, CuPy arrays and anything with
+gemm, matmul, bmm and linear take torch tensors, CuPy arrays and anything with
 __cuda_array_interface__ or DLPack (JAX, ...). Importing gemmkit needs no GPU; where torch is
 installed, it also registers the torch.ops.gemmkit operators (gemmkit.torch_ops).
 gemmkit.dist has tensor-parallel layers on NCCL; it loads its library (and NCCL) on first use.
@@ -18,6 +18,7 @@ from ._api import (
     GemmkitError,
     InvalidValueError,
     NotSupportedError,
+    bmm,
     device_count,
     gemm,
     kernels,
@@ -46,6 +47,7 @@ __all__ = [
     "InvalidValueError",
     "NotSupportedError",
     "__version__",
+    "bmm",
     "device_count",
     "dist",
     "gemm",

@@ -1,4 +1,4 @@
-"""gemm, matmul and linear over device arrays: torch tensors, CuPy arrays, anything with
+"""gemm, matmul, bmm and linear over device arrays: torch tensors, CuPy arrays, anything with
 __cuda_array_interface__ or DLPack (JAX, ...).
 
 Row-major, like PyTorch: a (M, K) times b (K, N) gives (M, N). The library is column-major
@@ -9,11 +9,16 @@ view such as ``weight.T``) is read with the library's op T. An input with neithe
 with steps in both dimensions, a stride of 0 from ``expand``) is copied first for torch and
 CuPy arrays and rejected for other producers; ``out`` must have one of the two layouts.
 
+Leading batch dimensions are one strided-batched GEMM (gemmkit_gemm_strided_batched_ex) where
+each operand steps by one stride over them, a stride of 0 for a broadcast operand; matmul says
+what happens where they do not.
+
 Every argument is checked here before any device work, and the C API checks again. Errors
 raise ``ValueError`` (a bad value) or ``TypeError`` (a type or kind of array gemmkit does not
 take), carrying gemmkit's message; ``RuntimeError`` subclasses report CUDA failures.
 """
 
+import itertools
 import sys
 
 from . import _C
@@ -288,6 +293,33 @@ def _has_layout(view):
     return len(view.shape) < 2 or _as_colmajor(view.shape[-2:], view.strides[-2:]) is not None
 
 
+def _batch_strides(view, nb):
+    """The view's element strides over nb broadcast batch dimensions: 0 where it has none (a
+    missing or size-1 dimension, broadcast to every index)."""
+    lead = view.shape[:-2]
+    return (0,) * (nb - len(lead)) + tuple(s if n != 1 else 0 for s, n in zip(view.strides[:-2], lead))
+
+
+def _batch_groups(batch, strides):
+    """The batch dimensions (sizes `batch`; `strides`, one tuple per operand) merged, from the
+    innermost outward, wherever every operand steps evenly across them: [(count, (stride of
+    each operand))], outermost first, a group's index z at z * stride. Sizes of 1 drop out; one
+    group (or none) is one strided batch."""
+    groups = []
+    for d in range(len(batch) - 1, -1, -1):
+        if batch[d] == 1:
+            continue
+        s = tuple(st[d] for st in strides)
+        if groups:
+            count, inner = groups[-1]
+            if all(x == y * count for x, y in zip(s, inner)):
+                groups[-1] = (count * batch[d], inner)
+                continue
+        groups.append((batch[d], s))
+    groups.reverse()
+    return groups
+
+
 def _check_copyable(view, name):
     if not _has_layout(view) and view.kind not in ("torch", "cupy"):
         raise ValueError(f"{name} has strides {view.strides[-2:]} in its last two dimensions; gemmkit needs one of "
@@ -344,42 +376,70 @@ def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, nam
     alpha, beta = float(alpha), float(beta)
     _check_copyable(a, an)
     _check_copyable(b, bn)
+    batch = want[:-2]
+    count = 1
+    for size in batch:
+        count *= size
+    c_bs = _batch_strides(c, len(batch))
+    tc, ldc = cc
+    m, n = (N, M) if tc else (M, N)  # C as the library sees it (column-major)
+    extent = ldc * (n - 1) + m  # elements from a C's first to its last
+    c_groups = _batch_groups(batch, (c_bs,))
+    if count > 1 and m > 0 and n > 0 and (len(c_groups) > 1 or c_groups[0][1][0] < extent):
+        raise ValueError(f"{cn} has batch strides {c.strides[:-2]} over batch {c.shape[:-2]}; gemmkit writes a "
+                         f"batch of matrices one stride apart, at least {extent} elements (one matrix) so that "
+                         f"none overlap")
+    if count == 0:
+        return
     a = _materialize(a, an, stream)
     b = _materialize(b, bn, stream)
+    a_bs, b_bs = _batch_strides(a, len(batch)), _batch_strides(b, len(batch))
 
-    # The batch: one call per index, addresses stepped by the strides (a batch dimension of
-    # size 1 is broadcast). gemmkit has no batched GEMM yet; it will serve these in one call.
-    batch = want[:-2]
-    nb = len(batch)
-    a_bs = (0,) * (nb - len(a.shape) + 2) + tuple(s if n != 1 else 0 for s, n in zip(a.strides[:-2], a.shape[:-2]))
-    b_bs = (0,) * (nb - len(b.shape) + 2) + tuple(s if n != 1 else 0 for s, n in zip(b.strides[:-2], b.shape[:-2]))
-    c_bs = c.strides[:-2]
-    count = 1
-    for n in batch:
-        count *= n
-    for flat in range(count):
-        oa = ob = oc = 0
-        rest = flat
-        for i in range(nb - 1, -1, -1):
-            rest, idx = divmod(rest, batch[i])
-            oa += idx * a_bs[i]
-            ob += idx * b_bs[i]
-            oc += idx * c_bs[i]
-        pa, sha, sta = a.matrix(oa, trans_a)
-        pb, shb, stb = b.matrix(ob, trans_b)
-        pc = c.ptr + oc * _ITEMSIZE[c.dtype]
-        ta, lda = _as_colmajor(sha, sta)
-        tb, ldb = _as_colmajor(shb, stb)
-        tc, ldc = cc
+    # b shared by the whole batch, a and out stepping evenly over rows: one GEMM of count * M rows.
+    if batch and not trans_a and not any(b_bs):
+        fa, fc = _fold(a), _fold(c)
+        if (len(fa.shape) == len(fc.shape) == 2 and fa.shape[0] == fc.shape[0] == count * M
+                and _has_layout(fa) and _as_colmajor(fc.shape, fc.strides) is not None):
+            a, c, M, batch = fa, fc, count * M, ()
+            tc, ldc = _as_colmajor(c.shape, c.strides)
+            m, n = (N, M) if tc else (M, N)
+            a_bs = b_bs = c_bs = ()
+
+    # The batch as strided batches: the innermost dimensions over which every operand keeps one
+    # stride are one call; dimensions outside them (a partly broadcast operand, batch
+    # dimensions out of order) are looped, one call per index. A negative stride (CuPy) leaves
+    # every index its own GEMM. Layouts are the first matrix's: every matrix has the same.
+    groups = _batch_groups(batch, (a_bs, b_bs, c_bs))
+    if not groups or min(groups[-1][1]) < 0:
+        groups.append((1, (0, 0, 0)))
+    *outer, (inner, (sa, sb, sc)) = groups
+    _, sha, sta = a.matrix(0, trans_a)
+    _, shb, stb = b.matrix(0, trans_b)
+    ta, lda = _as_colmajor(sha, sta)
+    tb, ldb = _as_colmajor(shb, stb)
+    ia, ic = _ITEMSIZE[a.dtype], _ITEMSIZE[c.dtype]
+    batched = inner > 1
+    for index in itertools.product(*(range(size) for size, _ in outer)):
+        pa, pb, pc = a.ptr, b.ptr, c.ptr
+        for i, (_, (step_a, step_b, step_c)) in zip(index, outer):
+            pa, pb, pc = pa + i * step_a * ia, pb + i * step_b * ia, pc + i * step_c * ic
         if tc:  # C row-major: its column-major memory is C^T = op(B)^T op(A)^T
-            args = (not tb, not ta, N, M, K, alpha, pb, b.dtype, ldb, pa, a.dtype, lda)
+            args = (0 if tb else 1, 0 if ta else 1, m, n, K, alpha, pb, b.dtype, ldb, sb, pa, a.dtype, lda, sa)
         else:
-            args = (ta, tb, M, N, K, alpha, pa, a.dtype, lda, pb, b.dtype, ldb)
-        transa, transb, m, n, k, al, p1, t1, ld1, p2, t2, ld2 = args
-        status = _C.gemm(stream, device, 1 if transa else 0, 1 if transb else 0, m, n, k, al, p1, t1, ld1, p2, t2,
-                         ld2, beta, pc, c.dtype, ldc, code, kernel)
-        if status:
-            _raise_status(status)
+            args = (1 if ta else 0, 1 if tb else 0, m, n, K, alpha, pa, a.dtype, lda, sa, pb, b.dtype, ldb, sb)
+        if batched:
+            status = _C.gemm_strided_batched(stream, device, *args, beta, pc, c.dtype, ldc, sc, inner, code, kernel)
+            if status == 0:
+                continue
+            if status != _NOT_SUPPORTED:
+                _raise_status(status)
+            batched = False  # a kernel that runs one problem a launch (kernel=): each index its own GEMM
+        transa, transb, m_, n_, k_, al, p1, t1, ld1, s1, p2, t2, ld2, s2 = args
+        for z in range(inner):
+            status = _C.gemm(stream, device, transa, transb, m_, n_, k_, al, p1 + z * s1 * ia, t1, ld1,
+                             p2 + z * s2 * ia, t2, ld2, beta, pc + z * sc * ic, c.dtype, ldc, code, kernel)
+            if status:
+                _raise_status(status)
 
 
 def _empty(like, shape, dtype, device):
@@ -427,7 +487,13 @@ def gemm(a, b, *, out=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, c
     legacy default stream. Returns out.
     """
     views, handle = _prepare((a, b, out), ("a", "b", "out"), stream)
-    va, vb, vc = views
+    return _gemm(*views, out, handle, trans_a=trans_a, trans_b=trans_b, alpha=alpha, beta=beta, compute=compute,
+                 kernel=kernel)
+
+
+def _gemm(va, vb, vc, out, handle, *, trans_a, trans_b, alpha, beta, compute, kernel):
+    """gemm on views from _prepare; allocates out (after every check that needs no out) if None."""
+    kernel = _check_kernel(kernel)
     if vc is None:
         if beta != 0:
             raise ValueError(f"beta = {beta} reads out, but out is None; pass out=")
@@ -438,10 +504,12 @@ def gemm(a, b, *, out=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, c
                             f"matrices of one type")
         shape = check_matmul(a_shape, _DTYPE_NAME[va.dtype], b_shape, _DTYPE_NAME[vb.dtype])
         _compute_for(va.dtype, compute, va.dtype)
+        _check_copyable(va, "a")
+        _check_copyable(vb, "b")
         out = _empty(va, shape, va.dtype, va.device)
         vc = _view(out, "out", _dlpack_stream(handle))
-    _run(va, vb, vc, trans_a=trans_a, trans_b=trans_b, alpha=alpha, beta=beta, compute=compute,
-         kernel=_check_kernel(kernel), stream=handle)
+    _run(va, vb, vc, trans_a=trans_a, trans_b=trans_b, alpha=alpha, beta=beta, compute=compute, kernel=kernel,
+         stream=handle)
     return out
 
 
@@ -514,15 +582,78 @@ def _wants_autograd(*tensors):
             and any(_is_torch(t) and t.requires_grad for t in tensors if t is not None))
 
 
+def _matmul_autograd(a, b):
+    """matmul of torch tensors through the operators, so that autograd records it: mm for
+    matrices and for a batch against one matrix (the batch folded into rows, as torch.matmul
+    does), bmm for the rest, batches broadcast by expand (a view; reshape copies only an
+    operand whose broadcast batch is not one stride)."""
+    torch = _torch()
+    shape = check_matmul(tuple(a.shape), _torch_dtype_name(a), tuple(b.shape), _torch_dtype_name(b))
+    batch, (M, K, N) = shape[:-2], (a.shape[-2], a.shape[-1], b.shape[-1])
+    count = 1
+    for size in batch:
+        count *= size
+    if b.dim() == 2:
+        if a.dim() == 2:
+            return torch.ops.gemmkit.mm(a, b)
+        return torch.ops.gemmkit.mm(a.reshape(count * M, K), b).reshape(shape)
+    a3 = a.expand(batch + (M, K)).reshape(count, M, K)
+    b3 = b.expand(batch + (K, N)).reshape(count, K, N)
+    return torch.ops.gemmkit.bmm(a3, b3).reshape(shape)
+
+
+def _torch_dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
 def matmul(a, b, *, out=None, compute=None, kernel=None, stream=None):
     """a @ b, as torch.matmul for matrices: (..., M, K) @ (..., K, N) -> (..., M, N), batch
-    dimensions broadcast. For now each batch index is one GEMM; batched GEMM will serve them in
-    one call when it lands. Torch tensors that require grad go through torch.ops.gemmkit.mm
-    (autograd) when there is no batch, no out= and default options."""
-    if (out is None and compute is None and kernel is None and stream is None and _wants_autograd(a, b)
-            and a.dim() == 2 and b.dim() == 2):
-        return _torch().ops.gemmkit.mm(a, b)
+    dimensions broadcast.
+
+    A batch is one strided-batched GEMM: the broadcast batch dimensions are flattened into one
+    index where each operand steps by one stride over them (0 for an operand shared by every
+    index: a missing, size-1 or expanded batch). Where they do not (a partly broadcast operand,
+    batch dimensions out of order), the innermost dimensions that do are one call and the rest
+    are looped, one call per index; nothing is copied for it. A batch against one matrix whose
+    rows fold (a contiguous a) is one GEMM of all the rows. out must be a batch of
+    non-overlapping matrices one stride apart. A kernel= that runs one problem a launch gets one
+    GEMM per index. Torch tensors that require grad go through torch.ops.gemmkit.mm or .bmm
+    (autograd) when there is no out= and options are defaults."""
+    if (out is None and compute is None and kernel is None and stream is None and _is_torch(a) and _is_torch(b)
+            and _wants_autograd(a, b)):
+        return _matmul_autograd(a, b)
     return _matmul(a, b, out=out, compute=compute, kernel=kernel, stream=stream)
+
+
+def check_bmm(a_shape, a_dtype_name, b_shape, b_dtype_name, names=("a", "b")):
+    """Shape and dtype rules of bmm (torch.bmm's: 3-D, one batch size, no broadcasting), shared
+    with the fake tensors. Returns the result shape."""
+    an, bn = names
+    if len(a_shape) != 3 or len(b_shape) != 3:
+        raise ValueError(f"{an} has shape {tuple(a_shape)} and {bn} {tuple(b_shape)}; bmm takes batches of "
+                         f"matrices, 3 dimensions each (gemmkit.matmul broadcasts other shapes)")
+    if a_shape[0] != b_shape[0]:
+        raise ValueError(f"{an} has a batch of {a_shape[0]} and {bn} of {b_shape[0]}; bmm needs one batch size "
+                         f"(gemmkit.matmul broadcasts)")
+    return check_matmul(a_shape, a_dtype_name, b_shape, b_dtype_name, names)
+
+
+def _bmm(a, b, out=None, compute=None, kernel=None, stream=None):
+    (va, vb, vc), handle = _prepare((a, b, out), ("a", "b", "out"), stream)
+    check_bmm(va.shape, _DTYPE_NAME[va.dtype], vb.shape, _DTYPE_NAME[vb.dtype])
+    return _gemm(va, vb, vc, out, handle, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, compute=compute,
+                 kernel=kernel)
+
+
+def bmm(a, b, *, out=None, compute=None, kernel=None, stream=None):
+    """a @ b for batches of matrices, as torch.bmm: a (B, M, K) and b (B, K, N) of one batch
+    size B (no broadcasting) give (B, M, N), one strided-batched GEMM (see matmul). Options as
+    gemm's. Torch tensors that require grad go through torch.ops.gemmkit.bmm (autograd) when
+    there is no out= and options are defaults."""
+    if (out is None and compute is None and kernel is None and stream is None and _is_torch(a) and _is_torch(b)
+            and _wants_autograd(a, b)):
+        return _torch().ops.gemmkit.bmm(a, b)
+    return _bmm(a, b, out=out, compute=compute, kernel=kernel, stream=stream)
 
 
 def _activate(y, activation):
@@ -602,7 +733,7 @@ def _on_stream(like, handle, fn):
 
 def _fold(v):
     """(..., M, K) as (B*M, K) when the leading dimensions step evenly over rows (a view, no copy);
-    otherwise unchanged (then each batch index is its own GEMM)."""
+    otherwise unchanged (then the batch is a strided batch, see _run)."""
     shape, strides = v.shape, v.strides
     rows, row_stride = shape[-2], strides[-2]
     for n, s in zip(reversed(shape[:-2]), reversed(strides[:-2])):

@@ -1,8 +1,10 @@
-"""torch.ops.gemmkit: mm and linear as PyTorch custom operators (torch.library).
+"""torch.ops.gemmkit: mm, bmm and linear as PyTorch custom operators (torch.library).
 
 Each has a fake (meta) implementation, so torch.compile(fullgraph=True) traces through it
 without a graph break, and autograd whose backward is gemmkit GEMMs again:
     mm(a, b) = a @ b               grad_a = grad @ b.T, grad_b = a.T @ grad
+    bmm(a, b) = a @ b, (B, M, K) @ (B, K, N), one strided-batched GEMM
+                                   grad_a = grad @ b.mT, grad_b = a.mT @ grad (bmm again)
     linear(x, w, bias) = x @ w.T + bias
                                    grad_x = grad @ w, grad_w = grad.T @ x, grad_bias = grad.sum(0)
 Transposed operands are strides, not copies (see gemmkit._api). The CUDA implementation runs on
@@ -19,6 +21,7 @@ from . import _api
 
 _lib = torch.library.Library("gemmkit", "DEF")
 _lib.define("mm(Tensor a, Tensor b) -> Tensor")
+_lib.define("bmm(Tensor a, Tensor b) -> Tensor")
 _lib.define("linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor")
 
 
@@ -31,6 +34,10 @@ def _check_mm(a, b):
         raise ValueError(f"gemmkit::mm takes matrices; a has shape {tuple(a.shape)} and b {tuple(b.shape)} "
                          f"(gemmkit.matmul serves batches)")
     return _api.check_matmul(tuple(a.shape), _dtype_name(a), tuple(b.shape), _dtype_name(b))
+
+
+def _check_bmm(a, b):
+    return _api.check_bmm(tuple(a.shape), _dtype_name(a), tuple(b.shape), _dtype_name(b))
 
 
 def _check_linear(x, weight, bias):
@@ -51,18 +58,28 @@ def _mm_cuda(a, b):
     return _api._matmul(a, b)
 
 
+def _bmm_cuda(a, b):
+    return _api._bmm(a, b)
+
+
 def _linear_cuda(x, weight, bias=None):
     out = _api._torch_fast(x, weight, True, bias)
     return out if out is not None else _api._linear(x, weight, bias)
 
 
 _lib.impl("mm", _mm_cuda, "CUDA")
+_lib.impl("bmm", _bmm_cuda, "CUDA")
 _lib.impl("linear", _linear_cuda, "CUDA")
 
 
 @torch.library.register_fake("gemmkit::mm")
 def _mm_fake(a, b):
     return a.new_empty(_check_mm(a, b))
+
+
+@torch.library.register_fake("gemmkit::bmm")
+def _bmm_fake(a, b):
+    return a.new_empty(_check_bmm(a, b))
 
 
 @torch.library.register_fake("gemmkit::linear")
@@ -79,6 +96,13 @@ def _mm_backward(ctx, grad):
     a, b = ctx.saved_tensors
     grad_a = torch.ops.gemmkit.mm(grad, b.t()) if ctx.needs_input_grad[0] else None
     grad_b = torch.ops.gemmkit.mm(a.t(), grad) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b
+
+
+def _bmm_backward(ctx, grad):
+    a, b = ctx.saved_tensors
+    grad_a = torch.ops.gemmkit.bmm(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+    grad_b = torch.ops.gemmkit.bmm(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None
     return grad_a, grad_b
 
 
@@ -105,4 +129,5 @@ def _linear_backward(ctx, grad):
 
 
 torch.library.register_autograd("gemmkit::mm", _mm_backward, setup_context=_mm_setup)
+torch.library.register_autograd("gemmkit::bmm", _bmm_backward, setup_context=_mm_setup)
 torch.library.register_autograd("gemmkit::linear", _linear_backward, setup_context=_linear_setup)

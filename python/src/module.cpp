@@ -82,22 +82,48 @@ private:
     int previous_ = -1;
 };
 
+// alpha and beta as the C API takes them: pointers to values of the compute type (double for
+// GEMMKIT_COMPUTE_64F, float otherwise).
+struct Scalars {
+    Scalars(double a, double b, int compute)
+        : f64(compute == GEMMKIT_COMPUTE_64F), a64(a), b64(b), a32(static_cast<float>(a)), b32(static_cast<float>(b)) {}
+    const void* alpha() const { return f64 ? static_cast<const void*>(&a64) : static_cast<const void*>(&a32); }
+    const void* beta() const { return f64 ? static_cast<const void*>(&b64) : static_cast<const void*>(&b32); }
+    bool f64;
+    double a64, b64;
+    float a32, b32;
+};
+
 // gemmkit_gemm_ex with addresses as integers; returns the gemmkit_status (the Python layer
 // raises, with gemmkit_last_error(), read on this same thread).
 int gemm(uintptr_t stream, int device, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
          uintptr_t A, int a_type, int64_t lda, uintptr_t B, int b_type, int64_t ldb, double beta, uintptr_t C,
          int c_type, int64_t ldc, int compute, const std::optional<std::string>& kernel) {
-    const bool f64 = compute == GEMMKIT_COMPUTE_64F;
-    const float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
-    const void* pa = f64 ? static_cast<const void*>(&alpha) : static_cast<const void*>(&alpha32);
-    const void* pb = f64 ? static_cast<const void*>(&beta) : static_cast<const void*>(&beta32);
+    const Scalars s(alpha, beta, compute);
     DeviceScope scope(device);
     return gemmkit_gemm_ex(reinterpret_cast<cudaStream_t>(stream), static_cast<gemmkit_op>(transa),
-                           static_cast<gemmkit_op>(transb), m, n, k, pa, reinterpret_cast<const void*>(A),
+                           static_cast<gemmkit_op>(transb), m, n, k, s.alpha(), reinterpret_cast<const void*>(A),
                            static_cast<gemmkit_dtype>(a_type), lda, reinterpret_cast<const void*>(B),
-                           static_cast<gemmkit_dtype>(b_type), ldb, pb, reinterpret_cast<void*>(C),
+                           static_cast<gemmkit_dtype>(b_type), ldb, s.beta(), reinterpret_cast<void*>(C),
                            static_cast<gemmkit_dtype>(c_type), ldc, static_cast<gemmkit_compute>(compute),
                            kernel ? kernel->c_str() : nullptr);
+}
+
+// gemmkit_gemm_strided_batched_ex likewise: problem z of batch_count reads A + z*stride_a and
+// B + z*stride_b and writes C + z*stride_c (strides in elements, 0 for one operand shared by
+// every problem); returns the gemmkit_status.
+int gemm_strided_batched(uintptr_t stream, int device, int transa, int transb, int64_t m, int64_t n, int64_t k,
+                         double alpha, uintptr_t A, int a_type, int64_t lda, int64_t stride_a, uintptr_t B,
+                         int b_type, int64_t ldb, int64_t stride_b, double beta, uintptr_t C, int c_type, int64_t ldc,
+                         int64_t stride_c, int64_t batch_count, int compute, const std::optional<std::string>& kernel) {
+    const Scalars s(alpha, beta, compute);
+    DeviceScope scope(device);
+    return gemmkit_gemm_strided_batched_ex(
+        reinterpret_cast<cudaStream_t>(stream), static_cast<gemmkit_op>(transa), static_cast<gemmkit_op>(transb), m,
+        n, k, s.alpha(), reinterpret_cast<const void*>(A), static_cast<gemmkit_dtype>(a_type), lda, stride_a,
+        reinterpret_cast<const void*>(B), static_cast<gemmkit_dtype>(b_type), ldb, stride_b, s.beta(),
+        reinterpret_cast<void*>(C), static_cast<gemmkit_dtype>(c_type), ldc, stride_c, batch_count,
+        static_cast<gemmkit_compute>(compute), kernel ? kernel->c_str() : nullptr);
 }
 
 // For scripts/python-overhead: `iters` back-to-back calls of gemm() with these arguments,
@@ -217,6 +243,11 @@ NB_MODULE(_C, m) {
           nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"), nb::arg("a_type"), nb::arg("lda"), nb::arg("B"),
           nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"), nb::arg("ldc"),
           nb::arg("compute"), nb::arg("kernel").none());
+    m.def("gemm_strided_batched", &gemm_strided_batched, nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
+          nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
+          nb::arg("a_type"), nb::arg("lda"), nb::arg("stride_a"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"),
+          nb::arg("stride_b"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"), nb::arg("ldc"), nb::arg("stride_c"),
+          nb::arg("batch_count"), nb::arg("compute"), nb::arg("kernel").none());
     m.def("time_gemm", &time_gemm, nb::arg("iters"), nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
           nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
           nb::arg("a_type"), nb::arg("lda"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"),

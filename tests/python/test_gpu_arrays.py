@@ -54,6 +54,26 @@ def test_cupy_views_linear_and_stream():
     assert rel_err(y.get(), cupy.maximum(x @ w.T + bias, 0).get()) < 1e-5
 
 
+@needs_cupy
+def test_cupy_batches():
+    import cupy
+
+    rng = cupy.random.default_rng(9)
+    a = rng.standard_normal((8, 33, 17), dtype=cupy.float32)
+    b = rng.standard_normal((8, 17, 9), dtype=cupy.float32)
+    w = rng.standard_normal((17, 9), dtype=cupy.float32)
+    ref = a.astype(cupy.float64) @ b.astype(cupy.float64)
+    out = gemmkit.bmm(a, b)
+    assert isinstance(out, cupy.ndarray) and out.shape == (8, 33, 9)
+    assert rel_err(out.get(), ref.get()) < 1e-5
+    # A negative batch stride (one GEMM per index) and a shared b (a strided batch, stride 0).
+    for x, y in [(a[::-1], b[::-1]), (a[::2], w), (a[:1], b)]:
+        assert rel_err(gemmkit.matmul(x, y).get(), (x.astype(cupy.float64) @ y.astype(cupy.float64)).get()) < 1e-5
+    into = cupy.full((8, 33, 9), cupy.nan, dtype=cupy.float32)
+    assert gemmkit.matmul(a, b, out=into) is into
+    assert rel_err(into.get(), ref.get()) < 1e-5
+
+
 @needs_jax
 def test_jax_inputs_through_dlpack():
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")

@@ -114,7 +114,7 @@ def test_out_without_a_unit_stride_is_refused():
 
 @pytest.mark.parametrize("a_shape, b_shape", [
     ((3, 33, 17), (17, 9)),           # folded into one GEMM
-    ((2, 3, 33, 17), (3, 17, 9)),     # one GEMM per batch index
+    ((2, 3, 33, 17), (3, 17, 9)),     # b shared by the outer 2: two strided batches of 3
     ((4, 1, 5, 7), (1, 3, 7, 6)),     # broadcast
 ])
 def test_batched_matmul(a_shape, b_shape):
@@ -126,7 +126,7 @@ def test_batched_matmul(a_shape, b_shape):
 
 
 def test_non_foldable_batch_loops():
-    a = rand(5, 3, 33, 17).transpose(0, 1)  # (3, 5, 33, 17), batch strides out of order
+    a = rand(5, 3, 33, 17).transpose(0, 1)  # (3, 5, 33, 17), batch strides out of order: 3 batches of 5
     b = rand(17, 9)
     assert rel_err(gemmkit.matmul(a, b), torch.matmul(a.double(), b.double())) < 1e-5
 

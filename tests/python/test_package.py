@@ -42,10 +42,15 @@ def test_kernels_lists_the_registry_in_ladder_order():
 @pytest.mark.parametrize("fn, params", [
     (gemmkit.gemm, ["a", "b", "out", "trans_a", "trans_b", "alpha", "beta", "compute", "kernel", "stream"]),
     (gemmkit.matmul, ["a", "b", "out", "compute", "kernel", "stream"]),
+    (gemmkit.bmm, ["a", "b", "out", "compute", "kernel", "stream"]),
     (gemmkit.linear, ["x", "weight", "bias", "activation", "out", "compute", "kernel", "stream"]),
 ])
 def test_signatures(fn, params):
     assert list(inspect.signature(fn).parameters) == params
+
+
+def test_bmm_is_exported():
+    assert "bmm" in gemmkit.__all__ and gemmkit.bmm is _api.bmm
 
 
 def test_error_classes_are_the_builtin_ones():

@@ -17,6 +17,7 @@ import gemmkit  # noqa: F401  (registers the operators)
 
 def test_schemas():
     assert str(torch.ops.gemmkit.mm.default._schema) == "gemmkit::mm(Tensor a, Tensor b) -> Tensor"
+    assert str(torch.ops.gemmkit.bmm.default._schema) == "gemmkit::bmm(Tensor a, Tensor b) -> Tensor"
     assert (str(torch.ops.gemmkit.linear.default._schema)
             == "gemmkit::linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor")
 
@@ -30,16 +31,20 @@ def test_fake_shapes(device):
         y = torch.ops.gemmkit.mm(make(7, 33), make(33, 129))
         z = torch.ops.gemmkit.linear(make(2, 5, 64), make(48, 64), make(48))
         v = torch.ops.gemmkit.linear(make(64), make(48, 64))
-        return y, z, v
+        w = torch.ops.gemmkit.bmm(make(3, 7, 33), make(3, 33, 129))
+        e = torch.ops.gemmkit.bmm(make(0, 7, 33), make(0, 33, 5))
+        return y, z, v, w, e
 
     if device == "fake":
         with FakeTensorMode():
-            y, z, v = run()
+            y, z, v, w, e = run()
     else:
-        y, z, v = run()
+        y, z, v, w, e = run()
     assert y.shape == (7, 129) and y.dtype == torch.bfloat16
     assert z.shape == (2, 5, 48)
     assert v.shape == (48,)
+    assert w.shape == (3, 7, 129) and w.dtype == torch.bfloat16
+    assert e.shape == (0, 7, 5)
 
 
 def test_fake_refuses_bad_shapes_and_types():
@@ -54,6 +59,20 @@ def test_fake_refuses_bad_shapes_and_types():
         torch.ops.gemmkit.linear(torch.empty(3, 4, **m), torch.empty(6, 4, **m), torch.empty(7, **m))
 
 
+def test_bmm_fake_refuses_bad_shapes_and_types():
+    m = dict(device="meta")
+    with pytest.raises(ValueError, match=r"a has shape \(3, 4\) and b \(4, 5\); bmm takes batches of matrices"):
+        torch.ops.gemmkit.bmm(torch.empty(3, 4, **m), torch.empty(4, 5, **m))
+    with pytest.raises(ValueError, match="bmm takes batches of matrices"):
+        torch.ops.gemmkit.bmm(torch.empty(1, 2, 3, 4, **m), torch.empty(1, 2, 4, 5, **m))
+    with pytest.raises(ValueError, match=r"a has a batch of 2 and b of 1; bmm needs one batch size"):
+        torch.ops.gemmkit.bmm(torch.empty(2, 3, 4, **m), torch.empty(1, 4, 5, **m))
+    with pytest.raises(ValueError, match=r"a's last dimension \(4\) must equal b's second-to-last \(6\)"):
+        torch.ops.gemmkit.bmm(torch.empty(2, 3, 4, **m), torch.empty(2, 6, 5, **m))
+    with pytest.raises(TypeError, match="a is float32 and b is bfloat16"):
+        torch.ops.gemmkit.bmm(torch.empty(2, 3, 4, **m), torch.empty(2, 4, 5, dtype=torch.bfloat16, **m))
+
+
 def test_export_traces_one_graph():
     class Block(torch.nn.Module):
         def __init__(self):
@@ -64,13 +83,15 @@ def test_export_traces_one_graph():
         def forward(self, x):
             h = torch.relu(torch.ops.gemmkit.linear(x, self.up.weight, self.up.bias))
             y = torch.ops.gemmkit.linear(h, self.down.weight, self.down.bias)
-            return torch.ops.gemmkit.mm(y, y.t())
+            z = torch.ops.gemmkit.mm(y, y.t())
+            return torch.ops.gemmkit.bmm(z.reshape(4, 4, 16), y.reshape(4, 16, 16))
 
     with FakeTensorMode(allow_non_fake_inputs=True):
         exported = torch.export.export(Block(), (torch.empty(16, 64),))
     targets = [str(n.target) for n in exported.graph.nodes if n.op == "call_function"]
     assert targets.count("gemmkit.linear.default") == 2
     assert targets.count("gemmkit.mm.default") == 1
+    assert targets.count("gemmkit.bmm.default") == 1
 
 
 def test_autograd_is_registered():
@@ -79,6 +100,10 @@ def test_autograd_is_registered():
     b = torch.empty(4, 3, device="meta", requires_grad=True)
     ga, gb = torch.autograd.grad(torch.ops.gemmkit.mm(a, b), (a, b), torch.empty(5, 3, device="meta"))
     assert ga.shape == a.shape and gb.shape == b.shape
+    a3 = torch.empty(2, 5, 4, device="meta", requires_grad=True)
+    b3 = torch.empty(2, 4, 3, device="meta", requires_grad=True)
+    ga, gb = torch.autograd.grad(torch.ops.gemmkit.bmm(a3, b3), (a3, b3), torch.empty(2, 5, 3, device="meta"))
+    assert ga.shape == a3.shape and gb.shape == b3.shape
     x = torch.empty(2, 3, 4, device="meta", requires_grad=True)
     w = torch.empty(6, 4, device="meta", requires_grad=True)
     bias = torch.empty(6, device="meta", requires_grad=True)
