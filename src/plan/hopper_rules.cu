@@ -66,6 +66,43 @@ void micro_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
     }
 }
 
+// How long Cfg's pair-tiles of every problem of q take on d by stream-K's cost model
+// (schedule_slabs, in slabs of a 128 x 256 tile), times the configuration's slab penalty.
+template <class Cfg>
+double schedule_cost(const Problem& q, const DeviceFacts& d) {
+    double penalty = 1.0;
+    if constexpr (requires { Cfg::kSlabPenalty; }) penalty = Cfg::kSlabPenalty;
+    return penalty * schedule_slabs(pairs_of<Cfg>(q), clusters_of<Cfg>(d), slab_count<Cfg>(q.k), tile_scale<Cfg>());
+}
+
+// A batch of problems smaller than a 256 x 256 pair-tile: the rules below size tiles for one C
+// and would run the widest tiles half past each problem's edge (a 128 x 128 problem in a pair of
+// 128 x 256 tiles: three quarters idle). Here every configuration's schedule of all the
+// problems' pair-tiles is costed (schedule_cost) and the shortest taken, the wider on a tie.
+template <class Set>
+void batch_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
+    using Wide = typename Set::Wide;
+    using Mid = typename Set::Mid;
+    using Small = typename Set::Small;
+    using Tiny = typename Set::Tiny;
+    using Micro = typename Set::Micro;
+    const double costs[] = {schedule_cost<Wide>(q, d), schedule_cost<Mid>(q, d), schedule_cost<Small>(q, d),
+                            schedule_cost<Tiny>(q, d), schedule_cost<Micro>(q, d)};
+    int best = 0;
+    for (int i = 1; i < 5; ++i)
+        if (costs[i] < costs[best]) best = i;
+    switch (best) {
+        case 0: set_tiles<Wide>(plan, HopperTiles::kStep); break;
+        case 1: set_tiles<Mid>(plan, HopperTiles::kMid128x192); break;
+        case 2: set_tiles<Small>(plan, HopperTiles::kSmall128); break;
+        case 3: set_tiles<Tiny>(plan, HopperTiles::kTiny128x64); break;
+        default: micro_tiles<Set>(q, d, plan); break;
+    }
+    plan->note("tiles", plan->config_name,
+               "a batch of problems smaller than 256x256 pair-tiles: the shortest schedule of all their pair-tiles "
+               "(batch_tiles)");
+}
+
 // Step 14's tiles for q (which TMA reads as it is or from its copies): the smallest that still
 // fill the GPU, narrow ones for a C of few columns, 128 x 192 where those finish sooner.
 template <class Set>
@@ -86,6 +123,7 @@ void size_tiles(const Problem& q, const DeviceFacts& d, Plan* plan) {
         plan->note("tiles", plan->config_name, "n <= 64 and 64x64 tiles fill half of the SMs (column_tiles_pay)");
         return;
     }
+    if (q.batch.count > 1 && (q.m < 2 * Wide::BM || q.n < Wide::BN)) return batch_tiles<Set>(q, d, plan);
     if (leaves_clusters_idle<Wide>(q, d)) {
         if (!leaves_clusters_idle<Small>(q, d)) {
             set_tiles<Small>(plan, HopperTiles::kSmall128);
