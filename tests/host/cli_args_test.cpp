@@ -648,6 +648,15 @@ TEST(ParseOptions, PlanTakesTypeDeviceCorpusShapesAndOps) {
     EXPECT_FALSE(parse({"plan", "--corpus=yes"}).ok);
 }
 
+TEST(ParseOptions, PlanTakesABatchOfOneOrMore) {
+    EXPECT_EQ(parse({"plan", "--mnk", "128"}).opt.batch, 1);
+    const Parsed r = parse({"plan", "--mnk", "128", "--batch", "512"});
+    ASSERT_TRUE(r.ok) << r.err;
+    EXPECT_EQ(r.opt.batch, 512);
+    EXPECT_FALSE(parse({"plan", "--batch", "0"}).ok);
+    EXPECT_FALSE(parse({"bench", "--batch", "4"}).ok);  // plan's option only
+}
+
 // The tables are the grammar: a command word misspelt in an option's row would make the option
 // silently unusable.
 TEST(OptionTable, EveryCommandItNamesExistsAndEveryOptionIsUnique) {

@@ -281,6 +281,8 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string*) { return p->o.type = v, true; }},
     {"--device", "D", "plan explain", "h100 (default), h200, or current (the GPU's own facts)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},
+    {"--batch", "N", "plan", "plan a strided batch of N problems of each shape, packed (default 1)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.batch, err); }},
     {"--corpus", nullptr, "plan", "print the golden plan corpus",
      [](const std::string&, Pending* p, std::string*) { return p->o.corpus = true, true; }},
     {"--gpus", "P", "dist-bench plan",

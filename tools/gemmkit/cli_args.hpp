@@ -68,6 +68,7 @@ struct Options {
     std::string type = "f16";         // --type: plan's element types (f32 tf32 f16 bf16 f16.f32c bf16.f32c f64)
     std::string device = "h100";      // --device h100|h200|current: the facts plan plans for
     bool corpus = false;              // --corpus: plan prints the golden corpus
+    int64_t batch = 1;                // --batch: plan's problems as a strided batch of this many
     int gpus = 0;                     // --gpus P: dist-bench's ranks; 0: every visible GPU
     int64_t hidden = 8192;            // --hidden H: dist-bench's model width
     int64_t ffn = 28672;              // --ffn F: dist-bench's FFN width, split over the ranks

@@ -23,7 +23,7 @@ std::vector<const KernelInfo*> print_plans(const Options& o, const DeviceFacts& 
     const std::vector<OpPair> ops = o.ops.empty() ? std::vector<OpPair>{{GEMMKIT_OP_N, GEMMKIT_OP_N}} : o.ops;
     for (const Shape& s : o.shapes)
         for (const OpPair& op : ops) {
-            const PlanCase c{o.type, op.a, op.b, s.m, s.n, s.k, 0, false};
+            const PlanCase c{o.type, op.a, op.b, s.m, s.n, s.k, 0, false, o.batch};
             Problem p;
             std::string why;
             if (!problem_of(c, &p, &why)) throw std::invalid_argument("--" + why);
