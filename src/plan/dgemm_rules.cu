@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/dgemm/09_sized_tiles.cuh"
+#include "kernels/dgemm/dmma_configs.hpp"
 #include "plan/configs.hpp"
 #include "plan/rules.hpp"
 
@@ -55,8 +55,8 @@ void plan_dmma(const Problem& p, const DeviceFacts& d, bool sized, Plan* plan) {
     if (sized) {
         // A batch's tiles run side by side: 64 x 64 ones where the 128 x 128 ones of all its
         // problems are fewer than the SMs.
-        const int64_t batch_tiles = int64_t{ceil_div(p.m, DmmaStreamKCfg::BM)} * ceil_div(p.n, DmmaStreamKCfg::BN) *
-                                    p.batch.count;
+        const int64_t batch_tiles = (p.m + DmmaStreamKCfg::BM - 1) / DmmaStreamKCfg::BM *
+                                    ((p.n + DmmaStreamKCfg::BN - 1) / DmmaStreamKCfg::BN) * p.batch.count;
         const bool small = batched(p) ? batch_tiles < d.sm_count
                                       : small_dmma_tiles_serve<DmmaStreamKCfg, DmmaSmallCfg>(p.m, p.n, p.k, d.sm_count);
         const DmmaNarrowTile narrow = dmma_narrow_tile(p.m, p.n, small);

@@ -44,32 +44,14 @@
 #include <type_traits>
 
 #include "kernels/dgemm/06_async_ring.cuh"
+#include "kernels/dgemm/dmma_configs.hpp"
 #include "ptx/cp_async.cuh"
 #include "ptx/arch.cuh"
 #include "ptx/mma_f64.cuh"
 
 namespace gemmkit::dgemm {
 
-template <int BM_, int BN_, int WM_, int WN_, int kStages_, int kMinBlocks_, bool kFragsAheadForAT_ = false>
-struct DmmaTileCfg {
-    static constexpr int BM = BM_, BN = BN_, BK = 16, WM = WM_, WN = WN_, kStages = kStages_;
-    static constexpr int kMinBlocks = kMinBlocks_;  // blocks an SM: __launch_bounds__'s register cap
-    // Step 07's kernel loads fragments a k8 step ahead where A is op T (DmmaBlock::accumulate).
-    // Set for the 128 x 128 tiles alone, where it measured faster for TN and TT; with A op N,
-    // step 08's shares and the smaller tiles it lost (docs/ladder/fp64.md#lab-frags-ahead).
-    static constexpr bool kFragsAheadForAT = kFragsAheadForAT_;
-    static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-    static constexpr int kWarps = kWarpsM * kWarpsN;
-    static constexpr int kThreads = 32 * kWarps;
-    static constexpr int MI = WM / 16, NI = WN / 8;           // 4 x 4 mma tiles of 16 x 8 a warp
-    static constexpr int kRingBytes = kStages * (BM + BN) * BK * static_cast<int>(sizeof(double));
-    static constexpr int kSmemBytes = kRingBytes + WarpRing<kStages, kThreads>::kBarrierBytes;
-    static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
-    static_assert(WM % 16 == 0 && WN % 16 == 0, "whole 16-row blocks; n-tiles pair up (16 columns)");
-    static_assert(BK % 16 == 0, "the k relabelling works on groups of 16");
-    static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "the rings fit an sm_90 SM's shared memory");
-};
-using DmmaCfg = DmmaTileCfg<128, 128, 64, 32, 4, 1, true>;
+// DmmaTileCfg and the configurations: dmma_configs.hpp.
 
 // One operand's MN x BK K-slab in shared memory: the swizzled layout, the cp.async copy from
 // global memory, and the fragment reads. "mn" is the row of op(A) or the column of op(B).

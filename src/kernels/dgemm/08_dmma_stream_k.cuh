@@ -31,8 +31,6 @@
 
 namespace gemmkit::dgemm {
 
-using DmmaStreamKCfg = DmmaCfg;
-
 // What step 08 needs besides the GEMM's arguments.
 struct DmmaStreamKArgs {
     int whole;                   // tiles 0 .. whole - 1 ran whole (step 07's kernel, launched first)
@@ -50,28 +48,7 @@ constexpr size_t dmma_stream_k_workspace_bytes(int shares) {
            static_cast<size_t>(shares) * Cfg::kThreads * Cfg::MI * Cfg::NI * 4 * sizeof(double);
 }
 
-// How step 08 cuts an m x n x k problem on a GPU of `sm_count` SMs. The launcher and the tests'
-// hook (dmma_stream_k_tiles_of, ladder.cu) both ask this one function.
-struct DmmaStreamKPlan {
-    int tiles_m;    // tiles down a column of tiles
-    int64_t tiles;  // tiles in all
-    int slabs;      // K-slabs a tile
-    int shares;     // blocks of the shares' kernel: as many as the SMs hold at once, or fewer
-                    // (dmma_stream_k_blocks)
-    int split;      // the last tiles shared out along k; 0: step 07 alone
-};
-template <class Cfg>
-DmmaStreamKPlan dmma_stream_k_plan(int64_t m, int64_t n, int64_t k, int sm_count) {
-    DmmaStreamKPlan plan{};
-    plan.tiles_m = static_cast<int>(ceil_div(m, Cfg::BM));
-    plan.tiles = int64_t{plan.tiles_m} * ceil_div(n, Cfg::BN);
-    plan.slabs = static_cast<int>((k + Cfg::BK - 1) / Cfg::BK);
-    plan.shares = sm_count * Cfg::kMinBlocks;
-    const DmmaSplit split = dmma_stream_k_split(plan.tiles, plan.shares, plan.slabs);
-    plan.split = static_cast<int>(split.tiles);
-    if (split.tiles > 0) plan.shares = static_cast<int>(split.blocks);
-    return plan;
-}
+// DmmaStreamKCfg, DmmaStreamKPlan and dmma_stream_k_plan: dmma_configs.hpp.
 
 // The shares: block c runs its list of pieces (StreamKSplit, with whole tiles none).
 template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>

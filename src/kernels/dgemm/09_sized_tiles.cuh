@@ -24,25 +24,7 @@
 
 namespace gemmkit::dgemm {
 
-using DmmaSmallCfg = DmmaTileCfg<64, 64, 32, 32, 4, 3>;
-
-// Tiles for a C of few columns (Cols) or rows (Rows), dmma_narrow_tile: 4 warps, as many blocks
-// an SM as the ring allows (the long operand's slabs in flight are what such a problem waits on).
-using DmmaCols16Cfg = DmmaTileCfg<128, 16, 32, 16, 4, 3>;
-using DmmaCols32Cfg = DmmaTileCfg<128, 32, 32, 32, 4, 2>;
-using DmmaCols64Cfg = DmmaTileCfg<128, 64, 64, 32, 4, 2>;
-using DmmaRows16Cfg = DmmaTileCfg<16, 128, 16, 32, 4, 3>;
-using DmmaRows32Cfg = DmmaTileCfg<32, 128, 32, 32, 4, 2>;
-using DmmaRows64Cfg = DmmaTileCfg<64, 128, 64, 32, 4, 2>;
-
-// Whether step 09 takes its 64 x 64 tiles (dmma_small_tiles_pay, with step 08's plans of both).
-template <class Cfg, class SmallCfg>
-bool small_dmma_tiles_serve(int64_t m, int64_t n, int64_t k, int sm_count) {
-    const DmmaStreamKPlan large = dmma_stream_k_plan<Cfg>(m, n, k, sm_count);
-    const DmmaStreamKPlan small = dmma_stream_k_plan<SmallCfg>(m, n, k, sm_count);
-    return dmma_small_tiles_pay(large.tiles, large.slabs, large.split, large.shares, small.tiles,
-                                int64_t{sm_count} * SmallCfg::kMinBlocks);
-}
+// Its configurations and small_dmma_tiles_serve: dmma_configs.hpp.
 
 // Step 09 as the plan says (plan_dmma, src/plan/dgemm_rules.cu): its tiles and their split.
 template <class Cfg, class SmallCfg>

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "kernels/dgemm/dmma_configs.hpp"  // warp_ring_barrier_bytes
 #include "ptx/cp_async.cuh"
 #include "ptx/mbarrier.cuh"
 
@@ -25,7 +26,7 @@ namespace gemmkit::dgemm {
 
 template <int kStages, int kThreads>
 struct WarpRing {
-    static constexpr int kBarrierBytes = 2 * kStages * 8;  // full[kStages], then empty[kStages]
+    static constexpr int kBarrierBytes = warp_ring_barrier_bytes(kStages);  // full[kStages], then empty[kStages]
     static_assert(kStages >= 3, "a slab to compute, one in flight, and one that a lagging warp may still read");
 
     uint32_t full, empty;  // shared addresses of full[0] and empty[0]
