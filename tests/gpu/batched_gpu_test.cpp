@@ -10,10 +10,10 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "plan/corpus.hpp"
 #include "verify/dtypes.hpp"
 #include "verify/verify.hpp"
 
@@ -33,9 +33,6 @@ struct BatchCase {
     double alpha = 1.0, beta = 0.0;
     const char* kernel = "auto";
 };
-
-// GoogleTest prints a case by its name (the test's name carries the type).
-void PrintTo(const BatchCase& c, std::ostream* os) { *os << c.name; }
 
 // Elements a column-major rows x cols matrix with leading dimension ld spans.
 int64_t footprint(int64_t rows, int64_t cols, int64_t ld) { return rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows; }
@@ -188,27 +185,23 @@ private:
     DeviceBuffer<uintptr_t> d_arrays_;
 };
 
-struct TypeOf {
-    const char* name;
-    gemmkit_dtype ab, c;
-    gemmkit_compute compute;
-};
-constexpr TypeOf kTypes[] = {
-    {"f32", GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F},
-    {"tf32", GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F_FAST_TF32},
-    {"f16", GEMMKIT_R_16F, GEMMKIT_R_16F, GEMMKIT_COMPUTE_32F},
-    {"bf16", GEMMKIT_R_16BF, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F},
-    {"bf16_f32c", GEMMKIT_R_16BF, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F},
-    {"f64", GEMMKIT_R_64F, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F},
-};
+// The types, by the golden plan corpus's names (problem_of gives their A/B, C and compute).
+constexpr const char* kTypes[] = {"f32", "tf32", "f16", "bf16", "bf16.f32c", "f64"};
 
-// The shapes of batch each type runs.
-std::vector<BatchCase> cases() {
-    std::vector<BatchCase> out;
-    for (const TypeOf& t : kTypes) {
+// The shapes of batch each type runs; `type` names the case's type.
+struct NamedCase {
+    std::string type;
+    BatchCase c;
+};
+std::vector<NamedCase> cases() {
+    std::vector<NamedCase> out;
+    for (const char* type : kTypes) {
+        Problem t;
+        std::string why;
+        if (!problem_of(PlanCase{type}, &t, &why)) throw std::invalid_argument(why);
         auto add = [&](BatchCase c) {
-            c.ab = t.ab, c.c = t.c, c.compute = t.compute;
-            out.push_back(c);
+            c.ab = t.a_type, c.c = t.c_type, c.compute = t.compute;
+            out.push_back({type, c});
         };
         const gemmkit_op N = GEMMKIT_OP_N, T = GEMMKIT_OP_T;
         add({.name = "odd_nn", .ta = N, .tb = N, .batch = 3, .m = 129, .n = 65, .k = 33});
@@ -234,17 +227,20 @@ std::vector<BatchCase> cases() {
     return out;
 }
 
-std::string case_name(const ::testing::TestParamInfo<BatchCase>& info) {
-    for (const TypeOf& t : kTypes)
-        if (t.ab == info.param.ab && t.c == info.param.c && t.compute == info.param.compute)
-            return std::string(t.name) + "_" + info.param.name;
-    return info.param.name;
+// "bf16.f32c" and "odd_nn" -> "bf16_f32c_odd_nn".
+std::string case_name(const ::testing::TestParamInfo<NamedCase>& info) {
+    std::string name = info.param.type + "_" + info.param.c.name;
+    std::replace(name.begin(), name.end(), '.', '_');
+    return name;
 }
 
-class BatchedGpuTest : public GpuTest, public ::testing::WithParamInterface<BatchCase> {};
+// GoogleTest prints a case by its name.
+void PrintTo(const NamedCase& c, std::ostream* os) { *os << c.type << " " << c.c.name; }
+
+class BatchedGpuTest : public GpuTest, public ::testing::WithParamInterface<NamedCase> {};
 
 TEST_P(BatchedGpuTest, EveryProblemMatchesTheReference) {
-    const BatchCase& c = GetParam();
+    const BatchCase& c = GetParam().c;
     DeviceBatch d(c, 0xBA7C4 + static_cast<uint64_t>(c.m * 31 + c.batch));
     const gemmkit_status s = d.run(stream_);
     ASSERT_EQ(s, GEMMKIT_SUCCESS) << status_text(s);
@@ -318,28 +314,17 @@ TEST_F(BatchedApiGpuTest, ConcurrentThreadsGetCorrectResults) {
          .tb = GEMMKIT_OP_T, .batch = 12, .m = 300, .n = 200, .k = 100},
         {.name = "t1", .ab = GEMMKIT_R_64F, .c = GEMMKIT_R_64F, .compute = GEMMKIT_COMPUTE_64F, .ta = GEMMKIT_OP_T,
          .tb = GEMMKIT_OP_N, .batch = 9, .m = 130, .n = 70, .k = 90, .arrays = true, .beta = 1.0}};
-    std::string error[2];
-    const auto body = [&](int id) {
-        cudaStream_t stream = nullptr;
-        try {
-            if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-                throw std::runtime_error("cudaStreamCreateWithFlags");
-            DeviceBatch d(cs[id], 0x7E0 + static_cast<uint64_t>(id));
-            for (int round = 0; round < 10 && error[id].empty(); ++round) {
-                d.reset_c(stream);
-                const gemmkit_status s = d.run(stream);
-                if (s != GEMMKIT_SUCCESS) error[id] = "round " + std::to_string(round) + ": " + status_text(s);
-                CUDA_CHECK(cudaStreamSynchronize(stream));
-                if (error[id].empty()) error[id] = d.check(verify::Tf32Inputs::exact);
-            }
-        } catch (const std::exception& e) {
-            error[id] = e.what();
+    const std::vector<std::string> error = run_on_threads(2, [&](int id, cudaStream_t stream) -> std::string {
+        DeviceBatch d(cs[id], 0x7E0 + static_cast<uint64_t>(id));
+        for (int round = 0; round < 10; ++round) {
+            d.reset_c(stream);
+            const gemmkit_status s = d.run(stream);
+            if (s != GEMMKIT_SUCCESS) return "round " + std::to_string(round) + ": " + status_text(s);
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            if (std::string bad = d.check(verify::Tf32Inputs::exact); !bad.empty()) return bad;
         }
-        if (stream != nullptr) cudaStreamDestroy(stream);
-    };
-    std::thread t0(body, 0), t1(body, 1);
-    t0.join();
-    t1.join();
+        return "";
+    });
     EXPECT_EQ(error[0], "");
     EXPECT_EQ(error[1], "");
 }

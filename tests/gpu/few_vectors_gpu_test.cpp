@@ -4,7 +4,6 @@
 // at once (each call has its own workspace and counters).
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu_test.hpp"
@@ -68,32 +67,21 @@ TEST_F(FewVectorsGpuTest, ConcurrentThreadsWithSplitsGetCorrectResults) {
                          HostGemm::random(GEMMKIT_OP_N, GEMMKIT_OP_T, 12, 2600, 2900, 1, 1.0f, 0.0f, 0xBEE2)};
     for (const HostGemm& h : gemms) ASSERT_EQ(plan_of(h).split.kind, SplitKind::kSplitK) << h.describe();
     std::vector<float> out[2];
-    std::string error[2];
-    const auto body = [&](int id) {
-        cudaStream_t stream = nullptr;
-        try {
-            if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-                throw std::runtime_error("cudaStreamCreateWithFlags");
-            DeviceGemm d(gemms[id]);
-            // beta may be nonzero: each round starts from the original C, copied once the
-            // round before has finished with it (the copy is on the legacy stream, which does
-            // not wait for this non-blocking one).
-            for (int round = 0; round < 20 && error[id].empty(); ++round) {
-                CUDA_CHECK(cudaStreamSynchronize(stream));
-                d.C.copy_from_host(gemms[id].C.data());
-                CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-                const gemmkit_status s = d.run(stream, "auto");
-                if (s != GEMMKIT_SUCCESS) error[id] = "round " + std::to_string(round) + ": " + status_text(s);
-            }
-            out[id] = download(d.C, stream);
-        } catch (const std::exception& e) {
-            error[id] = e.what();
+    const std::vector<std::string> error = run_on_threads(2, [&](int id, cudaStream_t stream) -> std::string {
+        DeviceGemm d(gemms[id]);
+        // beta may be nonzero: each round starts from the original C, copied once the round
+        // before has finished with it (the copy is on the legacy stream, which does not wait for
+        // this non-blocking one).
+        for (int round = 0; round < 20; ++round) {
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            d.C.copy_from_host(gemms[id].C.data());
+            CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+            const gemmkit_status s = d.run(stream, "auto");
+            if (s != GEMMKIT_SUCCESS) return "round " + std::to_string(round) + ": " + status_text(s);
         }
-        if (stream != nullptr) cudaStreamDestroy(stream);
-    };
-    std::thread t0(body, 0), t1(body, 1);
-    t0.join();
-    t1.join();
+        out[id] = download(d.C, stream);
+        return "";
+    });
     for (int id = 0; id < 2; ++id) {
         ASSERT_EQ(error[id], "") << "thread " << id;
         const verify::CompareResult r = gemms[id].check(out[id]);

@@ -9,10 +9,12 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -234,6 +236,29 @@ inline std::string test_name_part(const std::string& s) {
     for (char& ch : out)
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     return out;
+}
+
+// Runs body(id, stream) for id = 0 .. threads - 1 on that many threads at once, each with a
+// non-blocking stream of its own; returns each thread's error: what body returned ("" for none),
+// or what it threw.
+inline std::vector<std::string> run_on_threads(int threads,
+                                               const std::function<std::string(int, cudaStream_t)>& body) {
+    std::vector<std::string> error(static_cast<size_t>(threads));
+    std::vector<std::thread> running;
+    for (int id = 0; id < threads; ++id)
+        running.emplace_back([&, id] {
+            cudaStream_t stream = nullptr;
+            try {
+                if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+                    throw std::runtime_error("cudaStreamCreateWithFlags");
+                error[id] = body(id, stream);
+            } catch (const std::exception& e) {
+                error[id] = e.what();
+            }
+            if (stream != nullptr) cudaStreamDestroy(stream);
+        });
+    for (std::thread& t : running) t.join();
+    return error;
 }
 
 }  // namespace gemmkit::test
