@@ -96,9 +96,11 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         const void* b = arrays ? static_cast<const void*>(p.batch.b_array) : p.B;
         if (gemmkit_status s = check_device_pointer(a, arrays ? "Aarray" : "A"); s != GEMMKIT_SUCCESS) return s;
         if (gemmkit_status s = check_device_pointer(b, arrays ? "Barray" : "B"); s != GEMMKIT_SUCCESS) return s;
-        // A problem past the chunk limits runs as several; each chunk gets its own plan.
+        // A problem past the chunk limits (sizes, or a batch past one launch) runs as several;
+        // each chunk gets its own plan.
         err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) {
-            if (sub.m == p.m && sub.n == p.n && sub.k == p.k) return info->launch(sub, plan, stream);
+            if (sub.m == p.m && sub.n == p.n && sub.k == p.k && sub.batch.count == p.batch.count)
+                return info->launch(sub, plan, stream);
             Plan part;
             std::string ignored;
             if (!plan_gemm(sub, facts, info->name, &part, &ignored)) return cudaErrorInvalidValue;

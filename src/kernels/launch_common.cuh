@@ -72,7 +72,7 @@ __device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
 }
 
 // A launch's grid with one layer (gridDim.z) a problem of p's batch. The API launches at most
-// kMaxBatchLaunch problems at once (chunking.hpp).
+// ChunkLimits::max_batch problems at once (chunking.hpp).
 inline dim3 batch_grid(dim3 grid, const Problem& p) {
     grid.z = static_cast<unsigned>(p.batch.count);
     return grid;
