@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/hopper/10_sized_tiles.cuh"
+#include "kernels/hopper/batch_path.hpp"
 #include "kernels/hopper/peeled_edges.hpp"
 #include "kernels/hopper/stream_k.hpp"
 #include "kernels/hopper/tensor_map.hpp"
@@ -228,11 +229,7 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
     if (!d.hopper_code) return run_pipeline("the sm_90a kernels (wgmma, TMA) are not loaded for this device");
     // A batch runs on the wgmma kernels where TMA reads it as it is: a copy or a transpose would
     // be one a problem.
-    if (batched(p) && (pointer_arrays(p) || !tma_reads_operands(p)))
-        return run_pipeline(pointer_arrays(p) ? "a batch of pointer arrays: TMA reads strided batches only"
-                                              : "a batch that TMA cannot read as it is (16-byte columns and strides)");
-    if (batched(p) && tf32 && p.transb == GEMMKIT_OP_T)
-        return run_pipeline("a batch with B of op T: TF32 wgmma would need each problem's B transposed");
+    if (const char* why = batch_pipeline_reason(p, tf32)) return run_pipeline(why);
     // Steps 11 and on (tf32: all) copy what TMA cannot read; the earlier ones run the pipeline.
     const bool pads = tf32 || level >= 11;
     Problem q = p;

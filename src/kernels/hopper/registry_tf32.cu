@@ -1,4 +1,5 @@
 // Registry rows of the Hopper TF32 steps (levels 7-9 of the tf32 family), with their launcher.
+#include "kernels/hopper/batch_path.hpp"
 #include "kernels/hopper/registry_steps.cuh"
 #include "kernels/tensor/06_tf32.cuh"
 
@@ -26,12 +27,8 @@ struct Tf32SizedTilesStep : Tf32StreamKStep {
 // aligned ones. Where the plan runs the mma.sync pipeline of step 06 (which rounds the inputs to
 // TF32 instead of truncating them), or there is no memory for the transpose or for copies of
 // operands TMA cannot read, step 06 runs.
-// A batch of pointer arrays, one TMA cannot read as it is, or one with B of op T runs the
-// mma.sync pipeline, which rounds (plan_hopper_step).
-bool runs_wgmma_tf32(const Problem& p) {
-    const bool pipeline_batch = batched(p) && (pointer_arrays(p) || !tma_reads_operands(p) || p.transb == GEMMKIT_OP_T);
-    return hopper_code_loaded() && !pipeline_batch;
-}
+// So does a batch the plan gives the pipeline (batch_pipeline_reason).
+bool runs_wgmma_tf32(const Problem& p) { return hopper_code_loaded() && batch_pipeline_reason(p, true) == nullptr; }
 
 template <class Step>
 cudaError_t launch_tf32_step(const Problem& p, const Plan& plan, cudaStream_t stream) {

@@ -1,4 +1,5 @@
 #include "kernels/hopper/tensor_map.hpp"
+#include "kernels/hopper/batch_path.hpp"
 
 #include <cudaTypedefs.h>
 
@@ -100,6 +101,15 @@ cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype 
                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                 promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return res == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+const char* batch_pipeline_reason(const Problem& p, bool tf32) {
+    if (!batched(p)) return nullptr;
+    if (pointer_arrays(p)) return "a batch of pointer arrays: TMA reads strided batches only";
+    if (!tma_reads_operands(p)) return "a batch that TMA cannot read as it is (16-byte columns and strides)";
+    if (tf32 && p.transb == GEMMKIT_OP_T)
+        return "a batch with B of op T: TF32 wgmma would need each problem's B transposed";
+    return nullptr;
 }
 
 }  // namespace gemmkit::hopper
