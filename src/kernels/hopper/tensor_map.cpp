@@ -79,8 +79,10 @@ bool tma_writes_c(const Problem& p) {
 
 cudaError_t encode_tensor_map(CUtensorMap* map, const void* base, gemmkit_dtype type, uint64_t rows, uint64_t cols,
                               int64_t ld, uint32_t box_rows, uint32_t box_cols, int64_t batch, int64_t stride) {
+    // A batch of one never moves by its stride, which may then be anything (tma_reads_operands and
+    // tma_writes_c ask nothing of it either): a strided call of batch_count 1 with an odd stride.
     if (!tma_addressable(base, ld, type) || rows == 0 || cols == 0 || batch < 1 ||
-        !tma_batch_stride(stride, ld, static_cast<int64_t>(cols), type))
+        (batch > 1 && !tma_batch_stride(stride, ld, static_cast<int64_t>(cols), type)))
         return cudaErrorInvalidValue;
     const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
     if (encode == nullptr) return cudaErrorNotSupported;
