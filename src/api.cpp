@@ -1,5 +1,6 @@
 // The C API: argument checks, kernel choice, dispatch. No printing, no exit().
 #include <cstring>
+#include <utility>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -88,6 +89,10 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
                                                 arrays ? "Carray" : "C");
         s != GEMMKIT_SUCCESS)
         return s;
+    for (const auto& [ptr, name] : {std::pair<const void*, const char*>{p.epilogue.bias, "epilogue->bias"},
+                                    {p.epilogue.aux, "epilogue->aux"}})
+        if (ptr != nullptr)
+            if (gemmkit_status s = check_device_pointer(ptr, name); s != GEMMKIT_SUCCESS) return s;
     cudaError_t err;
     if (!reads_ab(p)) {
         err = launch_scale(p, stream);
@@ -200,6 +205,60 @@ extern "C" gemmkit_status gemmkit_gemm_batched_ex(cudaStream_t stream, gemmkit_o
     p.batch.b_array = Barray;
     p.batch.c_array = Carray;
     return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+namespace {
+
+// A call's epilogue descriptor read into p, then the call (gemmkit::gemm).
+gemmkit_status gemm_with_epilogue(Problem& p, const gemmkit_epilogue* epilogue, bool alpha_null, bool beta_null,
+                                  cudaStream_t stream, const char* kernel) {
+    if (gemmkit_status s = gemmkit::read_epilogue(epilogue, p.c_type, &p.epilogue); s != GEMMKIT_SUCCESS) return s;
+    return gemmkit::gemm(p, alpha_null, beta_null, stream, kernel);
+}
+
+}  // namespace
+
+extern "C" gemmkit_status gemmkit_gemm_epilogue_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                                   int64_t m, int64_t n, int64_t k, const void* alpha, const void* A,
+                                                   gemmkit_dtype a_type, int64_t lda, const void* B,
+                                                   gemmkit_dtype b_type, int64_t ldb, const void* beta, void* C,
+                                                   gemmkit_dtype c_type, int64_t ldc, gemmkit_compute compute,
+                                                   const gemmkit_epilogue* epilogue, const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    return gemm_with_epilogue(p, epilogue, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+extern "C" gemmkit_status gemmkit_gemm_strided_batched_epilogue_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a, const void* B, gemmkit_dtype b_type,
+    int64_t ldb, int64_t stride_b, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, int64_t stride_c,
+    int64_t batch_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    p.batch.count = batch_count;
+    p.batch.stride_a = stride_a;
+    p.batch.stride_b = stride_b;
+    p.batch.stride_c = stride_c;
+    return gemm_with_epilogue(p, epilogue, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+extern "C" gemmkit_status gemmkit_gemm_batched_epilogue_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* const Aarray[], gemmkit_dtype a_type, int64_t lda, const void* const Barray[], gemmkit_dtype b_type,
+    int64_t ldb, const void* beta, void* const Carray[], gemmkit_dtype c_type, int64_t ldc, int64_t batch_count,
+    gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.batch.count = batch_count;
+    p.batch.arrays = true;
+    p.batch.a_array = Aarray;
+    p.batch.b_array = Barray;
+    p.batch.c_array = Carray;
+    return gemm_with_epilogue(p, epilogue, alpha == nullptr, beta == nullptr, stream, kernel);
 }
 
 extern "C" int gemmkit_kernel_count(void) { return static_cast<int>(gemmkit::registry().size()); }

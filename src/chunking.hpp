@@ -2,7 +2,7 @@
 // so no kernel has to care: m and k at most 2^30, n at most 2^19 columns
 // (with BN >= 16 that is at most 32768 column tiles, under gridDim.y's 65535), and batches of
 // at most 65535 problems (one a layer of the grid, gridDim.z).
-// K chunks after the first accumulate into C (beta = 1).
+// K chunks after the first accumulate into C (beta = 1); a fused epilogue applies to the last.
 #pragma once
 
 #include <algorithm>
@@ -46,6 +46,10 @@ auto for_each_size_chunk(const Problem& p, const ChunkLimits& lim, Fn&& fn) -> d
                 s.B = detail::advance(p.B, tb ? j0 + p0 * p.ldb : p0 + j0 * p.ldb, sb);
                 s.C = const_cast<void*>(detail::advance(p.C, i0 + j0 * p.ldc, sc));
                 if (p0 > 0) s.beta = 1.0;
+                // The fused epilogue applies once, to the last k chunk's sums: bias row i0 on.
+                if (p0 + s.k < p.k) s.epilogue = Epilogue{};
+                s.epilogue.bias = detail::advance(s.epilogue.bias, i0, sc);
+                s.epilogue.aux = const_cast<void*>(detail::advance(s.epilogue.aux, i0 + j0 * p.epilogue.ld_aux, sc));
                 auto result = fn(s);
                 if (result) return result;
                 if (p.k == 0) break;
@@ -74,6 +78,9 @@ auto for_each_chunk(const Problem& p, const ChunkLimits& lim, Fn&& fn) -> declty
             s.B = detail::advance(p.B, z0 * b.stride_b, dtype_size(p.b_type));
             s.C = const_cast<void*>(detail::advance(p.C, z0 * b.stride_c, dtype_size(p.c_type)));
         }
+        const Epilogue& e = p.epilogue;  // bias and aux move by their strides in either kind of batch
+        s.epilogue.bias = detail::advance(e.bias, z0 * e.bias_stride, dtype_size(p.c_type));
+        s.epilogue.aux = const_cast<void*>(detail::advance(e.aux, z0 * e.aux_stride, dtype_size(p.c_type)));
         auto result = for_each_size_chunk(s, lim, fn);
         if (result) return result;
     }

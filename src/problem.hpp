@@ -21,6 +21,17 @@ struct Batch {
     void* const* c_array = nullptr;
 };
 
+// The fused epilogue (gemmkit_epilogue, gemmkit.h): after alpha and beta, C(i, j) gets bias[i]
+// added, is written to aux(i, j), then goes through the activation. bias and aux have C's type
+// (validate checks). Problem z of a batch reads bias + z * bias_stride, writes aux + z * aux_stride.
+struct Epilogue {
+    gemmkit_activation activation = GEMMKIT_ACTIVATION_NONE;
+    const void* bias = nullptr;
+    int64_t bias_stride = 0;
+    void* aux = nullptr;
+    int64_t ld_aux = 1, aux_stride = 0;
+};
+
 struct Problem {
     gemmkit_op transa = GEMMKIT_OP_N;
     gemmkit_op transb = GEMMKIT_OP_N;
@@ -36,7 +47,14 @@ struct Problem {
     gemmkit_dtype a_type = GEMMKIT_R_32F, b_type = GEMMKIT_R_32F, c_type = GEMMKIT_R_32F;
     gemmkit_compute compute = GEMMKIT_COMPUTE_32F;
     Batch batch;
+    Epilogue epilogue;
 };
+
+// Whether p's epilogue does anything beyond alpha and beta (every kernel runs it:
+// kernels/epilogue_ops.cuh).
+inline bool fused_epilogue(const Problem& p) {
+    return p.epilogue.activation != GEMMKIT_ACTIVATION_NONE || p.epilogue.bias != nullptr || p.epilogue.aux != nullptr;
+}
 
 // Whether p is a batch (strided, of more than one, or through pointer arrays): only the kernels
 // whose launch takes batches (KernelInfo::batches) run it.
@@ -76,6 +94,8 @@ inline Problem problem_in_batch(const Problem& p, int64_t z) {
     s.A = at(p.A, p.batch.stride_a, p.a_type);
     s.B = at(p.B, p.batch.stride_b, p.b_type);
     s.C = const_cast<void*>(at(p.C, p.batch.stride_c, p.c_type));
+    s.epilogue.bias = at(p.epilogue.bias, p.epilogue.bias_stride, p.c_type);
+    s.epilogue.aux = const_cast<void*>(at(p.epilogue.aux, p.epilogue.aux_stride, p.c_type));
     s.batch = Batch{};
     return s;
 }

@@ -1,6 +1,7 @@
 #include "validate.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -65,7 +66,63 @@ gemmkit_status validate_arrays(const Problem& p) {
     return GEMMKIT_SUCCESS;
 }
 
+// The fused epilogue's pointers and sizes (its descriptor was read by read_epilogue).
+gemmkit_status validate_epilogue(const Problem& p) {
+    const Epilogue& e = p.epilogue;
+    const int64_t last = p.batch.count - 1;  // the problems after the first
+    if (e.bias != nullptr) {
+        if (misaligned(e.bias, p.c_type)) return invalid("epilogue->bias is not aligned to its element size");
+        if (e.bias_stride < 0) return invalid("epilogue->bias_stride = " + num(e.bias_stride) + " is negative (0 shares one bias)");
+        if (last > 0 && e.bias_stride > INT64_MAX / 16 / last)
+            return invalid("epilogue->bias_stride = " + num(e.bias_stride) + " times batch_count - 1 = " + num(last) +
+                           " overflows a 64-bit offset");
+    }
+    if (e.aux == nullptr) return GEMMKIT_SUCCESS;
+    if (misaligned(e.aux, p.c_type)) return invalid("epilogue->aux is not aligned to its element size");
+    if (e.ld_aux < std::max<int64_t>(1, p.m))
+        return invalid("epilogue->ld_aux = " + num(e.ld_aux) + " is less than max(1, m = " + num(p.m) + ")");
+    if (p.n > 1 && e.ld_aux > (INT64_MAX / 16 - p.m) / (p.n - 1))
+        return invalid("epilogue->ld_aux = " + num(e.ld_aux) + " times n - 1 overflows a 64-bit offset");
+    if (e.aux_stride < 0) return invalid("epilogue->aux_stride = " + num(e.aux_stride) + " is negative");
+    const int64_t extent = e.ld_aux * (p.n - 1) + p.m;
+    if (last > 0 && e.aux_stride < extent)
+        return invalid("epilogue->aux_stride = " + num(e.aux_stride) + " is less than ld_aux * (n - 1) + m = " +
+                       num(extent) + ": the problems' aux would overlap");
+    if (last > 0 && e.aux_stride > INT64_MAX / 16 / last)
+        return invalid("epilogue->aux_stride = " + num(e.aux_stride) + " times batch_count - 1 = " + num(last) +
+                       " overflows a 64-bit offset");
+    return GEMMKIT_SUCCESS;
+}
+
 }  // namespace
+
+gemmkit_status read_epilogue(const gemmkit_epilogue* d, gemmkit_dtype c_type, Epilogue* out) {
+    *out = Epilogue{};
+    if (d == nullptr) return GEMMKIT_SUCCESS;
+    // The fields of the first version, through aux_stride: every caller's struct has them.
+    constexpr size_t kFirstVersion = offsetof(gemmkit_epilogue, aux_stride) + sizeof(int64_t);
+    if (d->size < kFirstVersion || d->size > sizeof(gemmkit_epilogue))
+        return invalid("epilogue->size = " + std::to_string(d->size) + " is not a gemmkit_epilogue's (" +
+                       std::to_string(sizeof(gemmkit_epilogue)) +
+                       "): start from GEMMKIT_EPILOGUE_INIT, with the header of this library's version");
+    if (d->activation < GEMMKIT_ACTIVATION_NONE || d->activation > GEMMKIT_ACTIVATION_SILU)
+        return invalid("epilogue->activation = " + num(d->activation) + " is not a gemmkit_activation");
+    // An invalid c_type is validate()'s to name; the types are compared with a valid one only.
+    const bool c_valid = dtype_size(c_type) != 0;
+    if (c_valid && d->bias != nullptr && d->bias_type != c_type)
+        return invalid(std::string("epilogue->bias_type is ") + dtype_name(d->bias_type) + ", not C's type (" +
+                       dtype_name(c_type) + ")");
+    if (c_valid && d->aux != nullptr && d->aux_type != c_type)
+        return invalid(std::string("epilogue->aux_type is ") + dtype_name(d->aux_type) + ", not C's type (" +
+                       dtype_name(c_type) + ")");
+    out->activation = d->activation;
+    out->bias = d->bias;
+    out->bias_stride = d->bias_stride;
+    out->aux = d->aux;
+    out->ld_aux = d->ld_aux;
+    out->aux_stride = d->aux_stride;
+    return GEMMKIT_SUCCESS;
+}
 
 gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null) {
     if (!valid_op(p.transa)) return invalid("transa = " + num(p.transa) + " is not GEMMKIT_OP_N or GEMMKIT_OP_T");
@@ -93,6 +150,7 @@ gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null) {
 
     if (p.batch.count < 0) return invalid("batch_count = " + num(p.batch.count) + " is negative");
     if (p.m == 0 || p.n == 0 || p.batch.count == 0) return GEMMKIT_SUCCESS;  // nothing is read or written
+    if (gemmkit_status s = validate_epilogue(p); s != GEMMKIT_SUCCESS) return s;
     if (pointer_arrays(p)) return validate_arrays(p);
     if (gemmkit_status s = validate_strides(p); s != GEMMKIT_SUCCESS) return s;
     if (p.C == nullptr) return invalid("C is NULL");

@@ -10,4 +10,9 @@ namespace gemmkit {
 // (then p.alpha/p.beta hold nothing meaningful).
 gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null);
 
+// Reads a caller's epilogue descriptor (NULL: none) into *out, checking what the descriptor
+// alone decides: its size (version), the activation, and bias and aux of C's type `c_type`.
+// validate() checks the rest (alignment, ld_aux, strides) with the problem.
+gemmkit_status read_epilogue(const gemmkit_epilogue* d, gemmkit_dtype c_type, Epilogue* out);
+
 }  // namespace gemmkit

@@ -18,6 +18,7 @@
 #ifndef GEMMKIT_GEMMKIT_H
 #define GEMMKIT_GEMMKIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
@@ -118,6 +119,69 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_batched_ex(
     const void* const Barray[], gemmkit_dtype b_type, int64_t ldb,
     const void* beta, void* const Carray[], gemmkit_dtype c_type, int64_t ldc,
     int64_t batch_count, gemmkit_compute compute, const char* kernel);
+
+/* Fused epilogues (cuBLASLt's BIAS, RELU, GELU, GELU_AUX): applied to each element of C in the
+ * kernel's own epilogue, with no extra pass over C, after alpha and beta:
+ *   v          = alpha * (op(A) op(B))(i, j) + beta * C(i, j) + bias[i]
+ *   aux(i, j)  = round(v)                (aux: the pre-activation, for the backward pass)
+ *   C(i, j)    = round(activation(round(v)))
+ * computed in the scaling type (FP32, or FP64 for FP64 C); round() is to C's type (the bias:
+ * one value per row of C, m of them). The activation reads the pre-activation as aux holds it.
+ * bias and aux have C's type; in a batch, problem z reads bias + z * bias_stride and writes
+ * aux + z * aux_stride (elements; bias_stride 0 shares one bias). */
+typedef enum {
+    GEMMKIT_ACTIVATION_NONE = 0,
+    GEMMKIT_ACTIVATION_RELU = 1,       /* max(v, 0); NaN stays NaN */
+    GEMMKIT_ACTIVATION_GELU_TANH = 2,  /* 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))), cuBLASLt's GELU */
+    GEMMKIT_ACTIVATION_GELU_ERF = 3,   /* 0.5 v (1 + erf(v / sqrt(2))), PyTorch's default GELU */
+    GEMMKIT_ACTIVATION_SILU = 4        /* v / (1 + exp(-v)) */
+} gemmkit_activation;
+
+/* The epilogue descriptor. Start from GEMMKIT_EPILOGUE_INIT and set what you use: `size`
+ * records which version of the struct the caller was built with, so fields added later keep
+ * their defaults for older callers, and a newer caller's larger struct is refused, not misread. */
+typedef struct gemmkit_epilogue {
+    size_t size;                   /* sizeof(gemmkit_epilogue), set by GEMMKIT_EPILOGUE_INIT */
+    gemmkit_activation activation; /* GEMMKIT_ACTIVATION_NONE: none */
+    const void* bias;              /* device, m values of bias_type; NULL: no bias */
+    gemmkit_dtype bias_type;       /* must be C's type */
+    int64_t bias_stride;           /* elements between the biases of a batch's problems (0: shared) */
+    void* aux;                     /* device, m x n column-major of aux_type; NULL: not written */
+    gemmkit_dtype aux_type;        /* must be C's type */
+    int64_t ld_aux;                /* >= max(1, m) */
+    int64_t aux_stride;            /* elements between a batch's aux matrices (>= ld_aux * (n - 1) + m) */
+} gemmkit_epilogue;
+
+#define GEMMKIT_EPILOGUE_INIT \
+    { sizeof(gemmkit_epilogue), GEMMKIT_ACTIVATION_NONE, NULL, GEMMKIT_R_32F, 0, NULL, GEMMKIT_R_32F, 0, 0 }
+
+/* gemmkit_gemm_ex with a fused epilogue (NULL: none, the same as gemmkit_gemm_ex). Every
+ * kernel runs it, so `kernel` may name any row. bias and aux must be device (or managed or
+ * registered) memory, as A, B and C. */
+GEMMKIT_API gemmkit_status gemmkit_gemm_epilogue_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                                    int64_t m, int64_t n, int64_t k, const void* alpha,
+                                                    const void* A, gemmkit_dtype a_type, int64_t lda,
+                                                    const void* B, gemmkit_dtype b_type, int64_t ldb,
+                                                    const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+                                                    gemmkit_compute compute, const gemmkit_epilogue* epilogue,
+                                                    const char* kernel);
+
+/* gemmkit_gemm_strided_batched_ex with a fused epilogue (bias_stride, aux_stride per problem). */
+GEMMKIT_API gemmkit_status gemmkit_gemm_strided_batched_epilogue_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a,
+    const void* B, gemmkit_dtype b_type, int64_t ldb, int64_t stride_b,
+    const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, int64_t stride_c,
+    int64_t batch_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel);
+
+/* gemmkit_gemm_batched_ex with a fused epilogue: problem z reads bias + z * bias_stride and
+ * writes aux + z * aux_stride (the arrays hold A, B and C only). */
+GEMMKIT_API gemmkit_status gemmkit_gemm_batched_epilogue_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* const Aarray[], gemmkit_dtype a_type, int64_t lda,
+    const void* const Barray[], gemmkit_dtype b_type, int64_t ldb,
+    const void* beta, void* const Carray[], gemmkit_dtype c_type, int64_t ldc,
+    int64_t batch_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel);
 
 /* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
  * default: all of them), leaving the rest to kernels that run beside them on other streams,

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "device_state.hpp"
+#include "kernels/epilogue_ops.cuh"
 #include "problem.hpp"
 
 namespace gemmkit {
@@ -35,6 +36,7 @@ struct GemmArgs {
     const T* const* a_array;
     const T* const* b_array;
     TC* const* c_array;
+    EpilogueArgs<TC> epi;  // the fused epilogue (inactive: none), for the rows that run one
 };
 
 template <class T, class TC = T>
@@ -46,7 +48,7 @@ GemmArgs<T, TC> make_args(const Problem& p) {
                            static_cast<TC*>(p.C), p.ldc, static_cast<S>(p.alpha), static_cast<S>(p.beta),
                            b.stride_a, b.stride_b, b.stride_c,
                            reinterpret_cast<const T* const*>(b.a_array), reinterpret_cast<const T* const*>(b.b_array),
-                           reinterpret_cast<TC* const*>(b.c_array)};
+                           reinterpret_cast<TC* const*>(b.c_array), make_epilogue_args<TC>(p)};
 }
 
 // Points args at the matrices of the block's problem in a batched launch (blockIdx.z), as a
@@ -59,6 +61,7 @@ GemmArgs<T, TC> make_args(const Problem& p) {
 template <bool kArrays, class T, class TC>
 __device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
     const int64_t z = blockIdx.z;
+    args.epi.select(z);
     if (kArrays && args.c_array != nullptr) {
         // A and B arrays are NULL where A and B are not read (k == 0 or alpha == 0).
         args.A = args.a_array != nullptr ? args.a_array[z] : nullptr;
@@ -147,14 +150,33 @@ cudaError_t with_ops_and_vec(const Problem& p, Fn&& fn) {
     return with_ops(p, [&](auto ta, auto tb) { return vec ? fn(ta, tb, Bool<true>{}) : fn(ta, tb, Bool<false>{}); });
 }
 
-// C = alpha*acc + beta*C (FP32 or FP64), without reading C when beta == 0 (NaN in C must not leak).
+// alpha*acc + beta*C (FP32 or FP64), without reading C when beta == 0 (NaN in C must not leak).
 template <class T>
-__device__ __forceinline__ void store_c(T* c, T acc, T alpha, T beta) {
+__device__ __forceinline__ T scaled_c(const T* c, T acc, T alpha, T beta) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "scaled in the type of C");
     if constexpr (std::is_same_v<T, float>)
-        *c = beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *c);
+        return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *c);
     else
-        *c = beta == 0.0 ? alpha * acc : fma(alpha, acc, beta * *c);
+        return beta == 0.0 ? alpha * acc : fma(alpha, acc, beta * *c);
+}
+
+// C(i, j) = alpha*acc + beta*C(i, j) + bias[i] (FP32 or FP64 C), for i < m, j < n: the fused
+// epilogue's first part, for kernels that store a tile of values a thread from unrolled loops
+// and then finish them (finish_stored, epilogue_ops.cuh).
+template <class T, class TC>
+__device__ __forceinline__ void store_c_biased(const GemmArgs<T, TC>& g, int i, int j, TC acc) {
+    TC* const c = g.C + i + static_cast<int64_t>(j) * g.ldc;
+    const TC v = scaled_c(c, acc, g.alpha, g.beta);
+    *c = g.epi.bias != nullptr ? v + bias_of<TC>(g.epi, i, g.m) : v;
+}
+
+// C(i, j) = alpha*acc + beta*C(i, j) (FP32 or FP64 C), then the launch's whole fused epilogue
+// if it has one (epilogue_ops.cuh), for i < m, j < n: for kernels that store one value a thread.
+template <class T, class TC>
+__device__ __forceinline__ void store_c(const GemmArgs<T, TC>& g, int i, int j, TC acc) {
+    TC* const c = g.C + i + static_cast<int64_t>(j) * g.ldc;
+    const TC v = scaled_c(c, acc, g.alpha, g.beta);
+    *c = g.epi.active() ? epilogue_value(g.epi, i, j, g.m, g.n, v) : v;
 }
 
 inline unsigned ceil_div(int64_t a, int b) { return static_cast<unsigned>((a + b - 1) / b); }

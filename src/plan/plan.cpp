@@ -75,6 +75,15 @@ void configure(const Problem& p, const DeviceFacts& d, Plan* plan) {
     plan->config_name = std::to_string(t.BM) + "x" + std::to_string(t.BN) + " tiles";
 }
 
+// The fused epilogue in words, e.g. "bias + gelu-tanh + aux".
+std::string fused_name(const Epilogue& e) {
+    static const char* const kActivations[] = {"", "relu", "gelu-tanh", "gelu-erf", "silu"};
+    std::string s = e.bias != nullptr ? "bias" : "";
+    if (e.activation != GEMMKIT_ACTIVATION_NONE) s += (s.empty() ? "" : " + ") + std::string(kActivations[e.activation]);
+    if (e.aux != nullptr) s += (s.empty() ? "" : " + ") + std::string("aux");
+    return s;
+}
+
 }  // namespace
 
 bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why) {
@@ -111,6 +120,10 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
     if (batched(p))
         plan.note("batch", std::to_string(p.batch.count) + (plan.pointer_arrays ? " (pointer arrays)" : " (strided)"),
                   "one launch for all the problems; only rows whose launch takes batches serve it");
+    if (fused_epilogue(p))
+        plan.note("fused epilogue", fused_name(p.epilogue),
+                  "applied to each value where the kernel writes C, after alpha and beta; the kernel and its "
+                  "tiles are the plain GEMM's (docs/epilogues.md)");
     configure(p, d, &plan);
     *out = std::move(plan);
     return true;

@@ -1,6 +1,7 @@
 #include "reference/cpu_gemm.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 namespace gemmkit::ref {
@@ -33,5 +34,38 @@ template void cpu_gemm<float>(gemmkit_op, gemmkit_op, int64_t, int64_t, int64_t,
                               const float*, int64_t, double, const float*, int64_t, double*, double*);
 template void cpu_gemm<double>(gemmkit_op, gemmkit_op, int64_t, int64_t, int64_t, double, const double*, int64_t,
                                const double*, int64_t, double, const double*, int64_t, double*, double*);
+
+double activation_ref(gemmkit_activation act, double v) {
+    switch (act) {
+        case GEMMKIT_ACTIVATION_RELU:
+            return v < 0.0 ? 0.0 : v;
+        case GEMMKIT_ACTIVATION_GELU_TANH: {
+            const double sqrt_2_over_pi = std::sqrt(2.0 / std::numbers::pi);
+            return 0.5 * v * (1.0 + std::tanh(sqrt_2_over_pi * (v + 0.044715 * v * v * v)));
+        }
+        case GEMMKIT_ACTIVATION_GELU_ERF:
+            return 0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2));
+        case GEMMKIT_ACTIVATION_SILU:
+            return v / (1.0 + std::exp(-v));
+        default:
+            return v;
+    }
+}
+
+void cpu_epilogue(gemmkit_activation act, const double* bias, int64_t m, int64_t n, double* out, double* scale,
+                  double* pre_activation) {
+#pragma omp parallel for
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            const int64_t e = i + j * m;
+            double v = out[e];
+            if (bias != nullptr) {
+                v += bias[i];
+                if (scale != nullptr) scale[e] += std::fabs(bias[i]);
+            }
+            if (pre_activation != nullptr) pre_activation[e] = v;
+            out[e] = activation_ref(act, v);
+        }
+}
 
 }  // namespace gemmkit::ref

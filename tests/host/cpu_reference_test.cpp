@@ -1,4 +1,5 @@
-// gemmkit::ref::cpu_gemm against a triple loop written here, for float and double inputs.
+// gemmkit::ref::cpu_gemm against a triple loop written here, for float and double inputs, and
+// the fused epilogue's reference (activation_ref, cpu_epilogue) against known values.
 // Everything that a GPU kernel is later judged by flows from this reference, so it gets
 // the odd shapes, padded leading dimensions and scalar cases the kernels get.
 #include <algorithm>
@@ -14,6 +15,9 @@
 #include "reference/cpu_gemm.hpp"
 
 namespace {
+
+using gemmkit::ref::activation_ref;
+using gemmkit::ref::cpu_epilogue;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -223,6 +227,116 @@ TYPED_TEST(CpuGemm, IntegerInputsGiveExactResults) {
             double sum = 0;
             for (int64_t p = 0; p < k; ++p) sum += double(A[i + p * m]) * double(B[p + j * k]);
             EXPECT_EQ(out[i + j * m], 2.0 * sum - double(C[i + j * m])) << i << "," << j;
+        }
+}
+
+// The fused epilogue's reference (cpu_epilogue, activation_ref): the activations at known values
+// (computed independently, in Python's math module), and bias, pre-activation and scale.
+TEST(ActivationRef, KnownValues) {
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_GELU_ERF, 1.0), 0.8413447460685429, 1e-15);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_GELU_ERF, -1.0), -0.15865525393145707, 1e-15);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_GELU_ERF, -3.0), -0.00404969409489031, 1e-16);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_GELU_TANH, 1.0), 0.8411919906082768, 1e-15);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_GELU_TANH, -1.0), -0.15880800939172324, 1e-15);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_GELU_TANH, 2.0), 1.954597694087775, 1e-15);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_SILU, 1.0), 0.7310585786300049, 1e-15);
+    EXPECT_NEAR(activation_ref(GEMMKIT_ACTIVATION_SILU, -1.0), -0.2689414213699951, 1e-15);
+    EXPECT_EQ(activation_ref(GEMMKIT_ACTIVATION_RELU, -2.0), 0.0);
+    EXPECT_EQ(activation_ref(GEMMKIT_ACTIVATION_RELU, 2.5), 2.5);
+    EXPECT_EQ(activation_ref(GEMMKIT_ACTIVATION_NONE, -2.5), -2.5);
+}
+
+// The two GELUs differ (tanh approximates erf), by about 1.5e-4 at 1: a kernel that ran one for
+// the other would fail a check at any tolerance the GEMMs get.
+TEST(ActivationRef, TheTwoGelusDiffer) {
+    EXPECT_GT(std::fabs(activation_ref(GEMMKIT_ACTIVATION_GELU_TANH, 1.0) -
+                        activation_ref(GEMMKIT_ACTIVATION_GELU_ERF, 1.0)),
+              1e-4);
+}
+
+TEST(ActivationRef, ZeroIsAFixedPointAndNaNStaysNaN) {
+    for (gemmkit_activation act : {GEMMKIT_ACTIVATION_NONE, GEMMKIT_ACTIVATION_RELU, GEMMKIT_ACTIVATION_GELU_TANH,
+                                   GEMMKIT_ACTIVATION_GELU_ERF, GEMMKIT_ACTIVATION_SILU}) {
+        EXPECT_EQ(activation_ref(act, 0.0), 0.0) << act;
+        EXPECT_TRUE(std::isnan(activation_ref(act, kNaN))) << act;
+    }
+}
+
+// Far from zero each activation is the identity (positive side) or zero (negative side); SiLU's
+// exp(-v) overflows to infinity there and still gives -0, not NaN.
+TEST(ActivationRef, Tails) {
+    for (gemmkit_activation act : {GEMMKIT_ACTIVATION_RELU, GEMMKIT_ACTIVATION_GELU_TANH, GEMMKIT_ACTIVATION_GELU_ERF,
+                                   GEMMKIT_ACTIVATION_SILU}) {
+        EXPECT_NEAR(activation_ref(act, 40.0), 40.0, 1e-12) << act;
+        EXPECT_NEAR(activation_ref(act, -40.0), 0.0, 1e-12) << act;
+        EXPECT_EQ(activation_ref(act, -1000.0), 0.0) << act;
+    }
+}
+
+// 3 x 2: bias by row, the pre-activation copied before the activation, |bias| added to scale.
+TEST(CpuEpilogue, AddsBiasByRowKeepsThePreActivationAndActivates) {
+    const int64_t m = 3, n = 2;
+    const double bias[m] = {0.5, -2.0, 0.0};
+    std::vector<double> out = {1.0, 1.0, -1.0, -0.25, 3.0, 2.0};
+    std::vector<double> scale = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
+    const std::vector<double> before = out, scale_before = scale;
+    std::vector<double> pre(m * n, kNaN);
+    cpu_epilogue(GEMMKIT_ACTIVATION_RELU, bias, m, n, out.data(), scale.data(), pre.data());
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            const int64_t e = i + j * m;
+            const double v = before[e] + bias[i];
+            EXPECT_EQ(pre[e], v) << i << "," << j;
+            EXPECT_EQ(out[e], v < 0 ? 0.0 : v) << i << "," << j;
+            EXPECT_EQ(scale[e], scale_before[e] + std::fabs(bias[i])) << i << "," << j;
+        }
+}
+
+TEST(CpuEpilogue, ActivationWithoutBiasLeavesScaleAndAcceptsNulls) {
+    std::vector<double> out = {1.0, -1.0, 0.25, 2.0}, scale = {1.0, 1.0, 1.0, 1.0};
+    const std::vector<double> before = out, scale_before = scale;
+    cpu_epilogue(GEMMKIT_ACTIVATION_GELU_ERF, nullptr, 2, 2, out.data(), scale.data(), nullptr);
+    for (size_t e = 0; e < out.size(); ++e)
+        EXPECT_EQ(out[e], activation_ref(GEMMKIT_ACTIVATION_GELU_ERF, before[e])) << e;
+    EXPECT_EQ(scale, scale_before);
+    out = before;
+    cpu_epilogue(GEMMKIT_ACTIVATION_SILU, nullptr, 2, 2, out.data(), nullptr, nullptr);
+    for (size_t e = 0; e < out.size(); ++e) EXPECT_EQ(out[e], activation_ref(GEMMKIT_ACTIVATION_SILU, before[e])) << e;
+}
+
+// NONE with a bias is a bias add only; NaN in out survives the ReLU (it is not below zero).
+TEST(CpuEpilogue, NoneAddsTheBiasOnlyAndReluKeepsNaN) {
+    const double bias[2] = {1.5, -0.5};
+    std::vector<double> out = {1.0, 2.0}, pre(2, kNaN);
+    cpu_epilogue(GEMMKIT_ACTIVATION_NONE, bias, 2, 1, out.data(), nullptr, pre.data());
+    EXPECT_EQ(out, (std::vector<double>{2.5, 1.5}));
+    EXPECT_EQ(pre, out);
+    std::vector<double> nan_out = {kNaN, -1.0};
+    cpu_epilogue(GEMMKIT_ACTIVATION_RELU, bias, 2, 1, nan_out.data(), nullptr, nullptr);
+    EXPECT_TRUE(std::isnan(nan_out[0]));
+    EXPECT_EQ(nan_out[1], 0.0);
+}
+
+// cpu_gemm then cpu_epilogue is the definition of gemmkit.h, one element at a time.
+TYPED_TEST(CpuGemm, WithEpilogueMatchesTheDefinition) {
+    Case c;
+    c.ta = GEMMKIT_OP_T, c.tb = GEMMKIT_OP_N;
+    c.m = 6, c.n = 4, c.k = 5, c.pad_c = 1;
+    c.alpha = 0.5, c.beta = -1.0;
+    auto r = run_case<TypeParam>(c, 11);
+    std::vector<double> bias(c.m);
+    for (int64_t i = 0; i < c.m; ++i) bias[i] = 0.25 * static_cast<double>(i) - 0.5;
+    std::vector<double> pre(c.m * c.n, kNaN);
+    cpu_epilogue(GEMMKIT_ACTIVATION_GELU_TANH, bias.data(), c.m, c.n, r.out.data(), r.scale.data(), pre.data());
+    for (int64_t j = 0; j < c.n; ++j)
+        for (int64_t i = 0; i < c.m; ++i) {
+            const int64_t e = i + j * c.m;
+            const double v = r.want_out[e] + bias[i];
+            EXPECT_NEAR(pre[e], v, 1e-13 * (r.want_scale[e] + std::fabs(bias[i])));
+            const double u = std::sqrt(2.0 / 3.141592653589793) * (v + 0.044715 * v * v * v);
+            const double want = 0.5 * v * (1.0 + std::tanh(u));
+            EXPECT_NEAR(r.out[e], want, 1e-13 * (r.want_scale[e] + std::fabs(bias[i])));
+            EXPECT_NEAR(r.scale[e], r.want_scale[e] + std::fabs(bias[i]), 1e-13 * r.scale[e]);
         }
 }
 

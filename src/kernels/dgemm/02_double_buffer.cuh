@@ -79,9 +79,12 @@ __global__ void __launch_bounds__(DoubleBufferCfg::kThreads) double_buffer_kerne
 #pragma unroll
         for (int r = 0; r < Cfg::TM; ++r) {
             const int i = i0 + ti + r * kThreadRows;
-            if (i < g.m) store_c(&g.C[i + j * g.ldc], acc[r][c], g.alpha, g.beta);
+            if (i < g.m) store_c_biased(g, i, j, acc[r][c]);
         }
     }
+    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {
+        return make_int2(i0 + ti + v % Cfg::TM * kThreadRows, j0 + tj + v / Cfg::TM * kThreadRows);
+    });
 }
 
 inline cudaError_t launch_double_buffer(const Problem& p, cudaStream_t stream) {

@@ -92,9 +92,10 @@ __global__ void __launch_bounds__(VectorSmemCfg::kThreads) vector_smem_kernel(Ge
         for (int q = 0; q < Cfg::TM / 2; ++q) {
             const int i = i0 + ti + q * kPS;
             if (i < g.m)
-                store_c2(&g.C[i + j * g.ldc], g.m - i, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
+                store_c2(g, i, j, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
         }
     }
+    finish_pair_tile<Cfg::TM, Cfg::TN, kPS>(g, i0 + ti, j0 + tj);
 }
 
 inline cudaError_t launch_vector_smem(const Problem& p, cudaStream_t stream) {

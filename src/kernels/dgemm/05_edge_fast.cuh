@@ -58,13 +58,11 @@ __device__ __forceinline__ void store_pair_tile(const GemmArgs<double>& g, const
     const bool vec_c = aligned16<double>(g.C, g.ldc);
     if (interior) {
 #pragma unroll
-        for (int c = 0; c < Cfg::TN; ++c) {
-            double* col = g.C + (j + c / 2 * kPS + c % 2) * g.ldc;
+        for (int c = 0; c < Cfg::TN; ++c)
 #pragma unroll
             for (int q = 0; q < Cfg::TM / 2; ++q)
-                store_c2(col + i + q * kPS, 2, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
-        }
-        return;
+                store_c2(g, i + q * kPS, j + c / 2 * kPS + c % 2, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
+        return finish_pair_tile<Cfg::TM, Cfg::TN, kPS>(g, i, j);
     }
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
@@ -74,9 +72,10 @@ __device__ __forceinline__ void store_pair_tile(const GemmArgs<double>& g, const
         for (int q = 0; q < Cfg::TM / 2; ++q) {
             const int iq = i + q * kPS;
             if (iq < g.m)
-                store_c2(&g.C[iq + jc * g.ldc], g.m - iq, acc[2 * q][c], acc[2 * q + 1][c], g.alpha, g.beta, vec_c);
+                store_c2(g, iq, jc, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
         }
     }
+    finish_pair_tile<Cfg::TM, Cfg::TN, kPS>(g, i, j);
 }
 
 template <bool kTransA, bool kTransB, bool kVec>

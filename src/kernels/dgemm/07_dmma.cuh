@@ -368,7 +368,7 @@ struct DmmaBlock {
         // No copy outlives the range: every thread waited for full[] of every slab it issued.
     }
 
-    // C(tile at m0, n0) = alpha * acc + beta * C. D element r of lane (g, t): mma row
+    // C(tile at m0, n0) = alpha * acc + beta * C, then the fused epilogue. D element r of lane (g, t): mma row
     // g + 8(r/2) -> physical row 2g + r/2; mma column 2t + r%2 -> physical column
     // 2(2t + r%2) + ni%2. Rows 2g, 2g + 1 of one column are neighbours in C: one store_c2 (a
     // 16-byte store when C allows it).
@@ -385,10 +385,13 @@ struct DmmaBlock {
                 for (int c = 0; c < 2; ++c) {
                     const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
                     if (j < args.n)
-                        store_c2(&args.C[i + j * args.ldc], args.m - i, acc[mi][ni][c], acc[mi][ni][2 + c],
-                                 args.alpha, args.beta, vec_c);
+                        store_c2(args, i, j, acc[mi][ni][c], acc[mi][ni][2 + c], vec_c);
                 }
         }
+        finish_stored(args.epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
+            const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, c = v / 2 % 2, half = v % 2;  // acc[mi][ni][c + 2 half]
+            return make_int2(m0 + wm0 + 16 * mi + 2 * g + half, n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2);
+        });
     }
 };
 

@@ -12,21 +12,33 @@
 
 namespace gemmkit::dgemm {
 
-// Rows i and i+1 of one column of C (c points at row i), `rows_left` = m - i >= 1: one 16-byte
-// access when both rows are inside and C allows it (vec), else element by element.
-__device__ __forceinline__ void store_c2(double* c, int rows_left, double acc0, double acc1, double alpha,
-                                         double beta, bool vec) {
-    if (vec && rows_left >= 2) {
-        double2 out = make_double2(alpha * acc0, alpha * acc1);
-        if (beta != 0.0) {
+// Rows i and i+1 of column j of C, with the fused epilogue's bias (store_c_biased; the caller
+// finishes them), i < m and j < n: one 16-byte access when both rows are inside and C allows it
+// (vec), else element by element.
+__device__ __forceinline__ void store_c2(const GemmArgs<double>& g, int i, int j, double acc0, double acc1, bool vec) {
+    double* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
+    if (vec && g.m - i >= 2) {
+        double2 out = make_double2(g.alpha * acc0, g.alpha * acc1);
+        if (g.beta != 0.0) {
             const double2 old = *reinterpret_cast<const double2*>(c);
-            out = make_double2(fma(beta, old.x, out.x), fma(beta, old.y, out.y));
+            out = make_double2(fma(g.beta, old.x, out.x), fma(g.beta, old.y, out.y));
         }
+        if (g.epi.bias != nullptr) out = make_double2(out.x + g.epi.bias[i], out.y + g.epi.bias[i + 1]);
         *reinterpret_cast<double2*>(c) = out;
         return;
     }
-    store_c(c, acc0, alpha, beta);
-    if (rows_left >= 2) store_c(c + 1, acc1, alpha, beta);
+    store_c_biased(g, i, j, acc0);
+    if (g.m - i >= 2) store_c_biased(g, i + 1, j, acc1);
+}
+
+// finish_stored for a thread tile stored in pairs (store_c2): acc[r][c] is C(i + kPairStride
+// (r / 2) + r % 2, j + kPairStride (c / 2) + c % 2), TM x TN of them.
+template <int kTM, int kTN, int kPairStride>
+__device__ __forceinline__ void finish_pair_tile(const GemmArgs<double>& g, int i, int j) {
+    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, kTM * kTN, [&](int v) {
+        const int r = v % kTM, c = v / kTM;
+        return make_int2(i + kPairStride * (r / 2) + r % 2, j + kPairStride * (c / 2) + c % 2);
+    });
 }
 
 // Moves one BK x BMN K-slab of an operand from global memory to shared memory in two halves,

@@ -44,7 +44,8 @@ struct DeferredTmaStoreEpilogue {
             for (int q = 0; q < kPieces; ++q)  // q known at compile time: packed[] stays in registers
                 if (q == next)
                     store_piece_tma<TC>(map_c, staging + slice * staging_bytes(), 1 + slice, q, z0, row0, col0,
-                                        [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); });
+                                        [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); },
+                                        out);
         } else if (next < kPieces) {
             store_piece_from_registers(next);
         }
@@ -71,6 +72,21 @@ struct DeferredTmaStoreEpilogue {
             for (int half = 0; half < 2; ++half)
                 if (r < out.m && j + half < out.n) c[(j + half) * out.ldc + r] = static_cast<uint16_t>(pair >> (16 * half));
         }
+        if (finishes(out)) finish_stored_piece(q);
+    }
+
+    // The second part (finishes) on piece q of the held tile as this thread stored it from
+    // registers: value half of pair i = v / 2, at row + 8 (i % 2), column 8 (i / 2) + half.
+    __device__ __forceinline__ void finish_stored_piece(int q) {
+        constexpr int kCols = c_box_cols(2), kPairs = kCols / 4;
+        const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
+        const int row = row0 + 16 * warp + lane / 4, col = col0 + q * kCols + 2 * (lane % 4);
+        EpilogueArgs<TC> e = out.epi;
+        e.select(z0);
+        finish_stored(e, out.C + z0 * out.stride_c, out.ldc, out.m, out.n, 2 * kPairs, [&](int v) {
+            const int i = v / 2;
+            return make_int2(row + 8 * (i % 2), col + 8 * (i / 2) + v % 2);
+        });
     }
 
     __device__ void flush(uint32_t staging, int slice) {
@@ -93,8 +109,13 @@ struct DeferredTmaStoreEpilogue {
                     for (int i = 0; i < kAccs / 2; ++i)
                         packed[i] = tensor::pack_pair<TC>(scaled(acc[2 * i]), scaled(acc[2 * i + 1]));
                 };
-                // x * 1 is x: alpha = 1 skips 128 multiplies a thread, with the same bits.
-                if (out.alpha == 1.0f)
+                // x * 1 is x: alpha = 1 skips 128 multiplies a thread, with the same bits. The fused
+                // epilogue's bias joins here; its aux and activation when the pieces are stored.
+                if (activates_in_registers(out))
+                    pack_activated(acc, z, r0);
+                else if (out.epi.bias != nullptr)
+                    pack_biased(acc, z, r0);
+                else if (out.alpha == 1.0f)
                     pack([](float x) { return x; });
                 else
                     pack([&](float x) { return out.alpha * x; });
@@ -103,6 +124,24 @@ struct DeferredTmaStoreEpilogue {
             }
         }
         TmaStoreEpilogue<TC>{out, map_c}.store(acc, staging, slice, z, r0, c0);
+    }
+
+    // The tile packed with the bias of its rows: pair i is acc[2i], acc[2i + 1] of row h = i % 2.
+    __device__ __forceinline__ void pack_biased(const float (&acc)[kAccs], int z, int r0) {
+        const RowBias bias(out, z, r0 + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4);
+#pragma unroll
+        for (int i = 0; i < kAccs / 2; ++i)
+            packed[i] = tensor::pack_pair<TC>(out.alpha * acc[2 * i] + bias.b[i % 2], out.alpha * acc[2 * i + 1] + bias.b[i % 2]);
+    }
+
+    // The tile packed with the bias of its rows and the activation (RegisterActivation).
+    __device__ __forceinline__ void pack_activated(const float (&acc)[kAccs], int z, int r0) {
+        const RowBias bias(out, z, r0 + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4);
+        const RegisterActivation act(out.epi.activation);
+#pragma unroll
+        for (int i = 0; i < kAccs / 2; ++i)
+            packed[i] = tensor::pack_pair<TC>(act(out.alpha * acc[2 * i] + bias.b[i % 2]),
+                                              act(out.alpha * acc[2 * i + 1] + bias.b[i % 2]));
     }
 
     // The block's last tile, and its stores complete, before it exits.

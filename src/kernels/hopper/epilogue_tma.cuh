@@ -15,6 +15,8 @@
 // the register epilogue runs.
 #pragma once
 
+#include <cstring>
+
 #include "kernels/hopper/epilogue.cuh"
 #include "ptx/named_barrier.cuh"
 #include "ptx/stmatrix.cuh"
@@ -63,14 +65,28 @@ __device__ __forceinline__ void stmatrix_piece(int q, uint32_t buffer, PairOf pa
 }
 
 // Writes piece q of a warpgroup's accumulators d (wgmma m64nN layout: d[4j + 2h + c] is row
-// 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c), times alpha and rounded to TC, into
-// the staging buffer at `buffer`.
+// 16 * warp + lane / 4 + 8h, column 8j + 2 (lane % 4) + c), times alpha plus the bias of its
+// row (RowBias), through the activation where it activates_in_registers, rounded to TC, into the
+// staging buffer at `buffer`.
 template <int N, class TC>
-__device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint32_t buffer, float alpha) {
+__device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint32_t buffer, const OutputArgs<TC>& out,
+                                            const RowBias& bias) {
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem);
     const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
-    if constexpr (kElem == 2) {
-        stmatrix_piece(q, buffer, [&](int i) { return tensor::pack_pair<TC>(alpha * d[2 * i], alpha * d[2 * i + 1]); });
+    const float alpha = out.alpha;
+    if constexpr (kElem == 2) {  // pair i: d[2i], d[2i + 1], of row h = i % 2, columns 8 (i / 2) + 2 (lane % 4) on
+        if (!activates_in_registers(out)) {
+            stmatrix_piece(q, buffer, [&](int i) {
+                const float b = bias.b[i % 2];
+                return tensor::pack_pair<TC>(alpha * d[2 * i] + b, alpha * d[2 * i + 1] + b);
+            });
+        } else {
+            const RegisterActivation act(out.epi.activation);
+            stmatrix_piece(q, buffer, [&](int i) {
+                const float b = bias.b[i % 2];
+                return tensor::pack_pair<TC>(act(alpha * d[2 * i] + b), act(alpha * d[2 * i + 1] + b));
+            });
+        }
     } else {
 #pragma unroll
         for (int jj = 0; jj < kCols / 8; ++jj) {
@@ -81,8 +97,39 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
                 for (int c = 0; c < 2; ++c) {
                     const int row = 16 * warp + lane / 4 + 8 * h, col = 8 * jj + 2 * (lane % 4) + c;
                     asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(buffer + staged_byte<kElem>(row, col)),
-                                 "f"(alpha * d[4 * j + 2 * h + c]));
+                                 "f"(alpha * d[4 * j + 2 * h + c] + bias.b[h]));
                 }
+        }
+    }
+}
+
+// The second part of the fused epilogue (finish_value) on a staged piece whose origin is
+// C(row0, col0) of problem z, where it is still to do (finishes): thread t takes row t % 64 and
+// every other column from t / 64 on, so a warp's aux stores are 32 consecutive rows of a column.
+// A loop that is not unrolled, as finish_stored's.
+template <class TC>
+__device__ __forceinline__ void finish_staged_piece(uint32_t buffer, const OutputArgs<TC>& out, int z, int row0,
+                                                 int col0) {
+    constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem);
+    EpilogueArgs<TC> e = out.epi;
+    e.select(z);
+    const int t = threadIdx.x % 128, r = t % 64, i = row0 + r;
+#pragma unroll 1
+    for (int c = t / 64; c < kCols; c += 2) {
+        const uint32_t at = buffer + staged_byte<kElem>(r, c);
+        if constexpr (kElem == 2) {
+            uint16_t bits;
+            asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(bits) : "r"(at));
+            TC x;
+            memcpy(&x, &bits, 2);
+            x = finish_value(e, i, col0 + c, out.m, out.n, x);
+            memcpy(&bits, &x, 2);
+            asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(at), "h"(bits));
+        } else {
+            float x;
+            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(at));
+            x = finish_value(e, i, col0 + c, out.m, out.n, x);
+            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at), "f"(x));
         }
     }
 }
@@ -95,7 +142,7 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
 // buffer (1), or none where the last piece used this buffer too (0).
 template <class TC, int kPending = kStagingBuffers - 1, class Stage>
 __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
-                                                int z, int row0, int col0, Stage stage) {
+                                                int z, int row0, int col0, Stage stage, const OutputArgs<TC>& out) {
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
     constexpr int kBoxBytes = kPieceBytes / kBoxes;
     const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
@@ -103,6 +150,10 @@ __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32
     if (threadIdx.x % 128 == 0) ptx::bulk_wait_read<kPending>();
     ptx::named_barrier_sync<128>(barrier_id);
     stage(buffer);
+    if (finishes(out)) {  // the whole piece staged, then its values finished by other threads
+        ptx::named_barrier_sync<128>(barrier_id);
+        finish_staged_piece(buffer, out, z, row0, col0 + q * kCols);
+    }
     ptx::fence_proxy_async_shared();
     ptx::named_barrier_sync<128>(barrier_id);
     if (threadIdx.x % 128 == 0) {
@@ -114,11 +165,13 @@ __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32
 }
 
 // Stores the accumulators (wgmma m64nN layout) of the warpgroup with tile origin C(row0, col0)
-// of problem z through `staging`, piece by piece (store_piece_tma).
+// of problem z through `staging`, piece by piece (store_piece_tma), with out's alpha and fused
+// epilogue.
 template <int N, class TC>
 __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2], const CUtensorMap* map_c,
-                                                         uint32_t staging, int barrier_id, float alpha, int z,
-                                                         int row0, int col0) {
+                                                         uint32_t staging, int barrier_id, const OutputArgs<TC>& out,
+                                                         int z, int row0, int col0) {
+    const RowBias bias(out, z, row0 + 16 * (threadIdx.x % 128 / 32) + threadIdx.x % 32 / 4);
     static_assert(sizeof(TC) == 2 || sizeof(TC) == 4, "16-bit or FP32 C");
     constexpr int kCols = c_box_cols(sizeof(TC)), kPieces = N / kCols;
     static_assert(kStagingBuffers == 2, "pieces alternate between two buffers");
@@ -127,11 +180,11 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
     // to have read it; every other piece waits for the store before last, as the buffers alternate.
 #pragma unroll
     for (int q = 0; q < kPieces; ++q) {
-        auto stage = [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, alpha); };
+        auto stage = [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, out, bias); };
         if (kPieces % 2 == 1 && q == 0)
-            store_piece_tma<TC, 0>(map_c, staging, barrier_id, q, z, row0, col0, stage);
+            store_piece_tma<TC, 0>(map_c, staging, barrier_id, q, z, row0, col0, stage, out);
         else
-            store_piece_tma<TC, 1>(map_c, staging, barrier_id, q, z, row0, col0, stage);
+            store_piece_tma<TC, 1>(map_c, staging, barrier_id, q, z, row0, col0, stage, out);
     }
 }
 

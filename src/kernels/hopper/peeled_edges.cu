@@ -264,6 +264,7 @@ struct StripArgs {
     void* C;
     int64_t ldc;
     float alpha, beta;
+    EpilogueArgs<float> epi;
 };
 
 __global__ void store_strips_kernel(StripArgs s) {
@@ -288,7 +289,7 @@ __global__ void store_strips_kernel(StripArgs s) {
         for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
         if (lane == 0)
             tensor::store_scaled(static_cast<float*>(s.C), s.ldc, static_cast<int>(row), static_cast<int>(col), sum,
-                                 s.alpha, s.beta);
+                                 s.alpha, s.beta, s.epi, static_cast<int>(s.m), static_cast<int>(s.n));
     }
 }
 
@@ -337,7 +338,7 @@ cudaError_t PeeledEdges::copy_b(PaddedOperand* out) {
 cudaError_t PeeledEdges::store_strips() {
     const Problem& p = p_;
     const StripArgs s{sums_a_,  sums_b_, ranges_a_, ranges_b_, p.m, p.n, peel_.rows, peel_.cols, p.C, p.ldc,
-                      static_cast<float>(p.alpha), static_cast<float>(p.beta)};
+                      static_cast<float>(p.alpha), static_cast<float>(p.beta), make_epilogue_args<float>(p)};
     const int64_t items = p.m * peel_.cols + (p.n - peel_.cols) * peel_.rows;
     const unsigned grid = static_cast<unsigned>(ceil_div(items, 256 / 32));  // a warp an element
     store_strips_kernel<<<grid, 256, 0, stream_>>>(s);

@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(CoalescedCfg::kBlock * CoalescedCfg::kBlock) c
     float acc = 0.0f;
     for (int p = 0; p < g.k; ++p)
         acc += g.A[op_offset<kTransA>(i, p, g.lda)] * g.B[op_offset<kTransB>(p, j, g.ldb)];
-    store_c(&g.C[i + j * g.ldc], acc, g.alpha, g.beta);
+    store_c(g, i, j, acc);
 }
 
 inline cudaError_t launch_coalesced(const Problem& p, cudaStream_t stream) {

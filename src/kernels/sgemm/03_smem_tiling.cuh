@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(SmemTilingCfg::kThreads) smem_tiling_kernel(Ge
         __syncthreads();  // everyone done before the next slab overwrites it
     }
     const int i = i0 + ti, j = j0 + tj;
-    if (i < g.m && j < g.n) store_c(&g.C[i + j * g.ldc], acc, g.alpha, g.beta);
+    if (i < g.m && j < g.n) store_c(g, i, j, acc);
 }
 
 inline cudaError_t launch_smem_tiling(const Problem& p, cudaStream_t stream) {

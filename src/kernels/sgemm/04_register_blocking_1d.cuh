@@ -50,8 +50,9 @@ __global__ void __launch_bounds__(RegisterBlocking1dCfg::kThreads) register_bloc
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int j = j0 + tj + c;
-        if (j < g.n) store_c(&g.C[i + j * g.ldc], acc[c], g.alpha, g.beta);
+        if (j < g.n) store_c_biased(g, i, j, acc[c]);
     }
+    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TN, [&](int c) { return make_int2(i, j0 + tj + c); });
 }
 
 inline cudaError_t launch_register_blocking_1d(const Problem& p, cudaStream_t stream) {

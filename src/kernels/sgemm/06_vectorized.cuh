@@ -61,9 +61,11 @@ __global__ void __launch_bounds__(VectorizedCfg::kThreads) vectorized_kernel(Gem
 #pragma unroll
         for (int r = 0; r < Cfg::TM; ++r) {
             const int i = i0 + ti + r;
-            if (i < g.m && j < g.n) store_c(&g.C[i + j * g.ldc], acc[r][c], g.alpha, g.beta);
+            if (i < g.m && j < g.n) store_c_biased(g, i, j, acc[r][c]);
         }
     }
+    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN,
+                  [&](int v) { return make_int2(i0 + ti + v % Cfg::TM, j0 + tj + v / Cfg::TM); });
 }
 
 inline cudaError_t launch_vectorized(const Problem& p, cudaStream_t stream) {

@@ -37,10 +37,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     part.ldc = g.m;
     part.alpha = 1.0f;
     part.beta = 0.0f;
+    part.epi = {};  // the reduction applies the fused epilogue, once, to the sums
     async_multistage_tile<Cfg, kTransA, kTransB, kVec>(part);
 }
 
-// C = alpha * (sum of the splits' slices, in order z = 0, 1, ...) + beta * C: rows along x,
+// C = alpha * (sum of the splits' slices, in order z = 0, 1, ...) + beta * C, then the fused
+// epilogue if any: rows along x,
 // columns along y (both grid-stride). Memory-bound: (splits + 1 or 2) x m x n floats.
 __global__ void split_k_reduce_kernel(GemmArgs<float> g, int splits, const float* partials) {
     const int64_t slice = static_cast<int64_t>(g.m) * g.n;
@@ -49,7 +51,7 @@ __global__ void split_k_reduce_kernel(GemmArgs<float> g, int splits, const float
             const float* part = partials + i + static_cast<int64_t>(j) * g.m;
             float sum = 0.0f;
             for (int z = 0; z < splits; ++z) sum += part[z * slice];
-            store_c(&g.C[i + j * g.ldc], sum, g.alpha, g.beta);
+            store_c(g, i, j, sum);
         }
 }
 

@@ -99,16 +99,22 @@ struct SlabLoader {
 
 namespace gemmkit::sgemm {
 
-// Writes rows i..i+3 of one column of C (c points at row i) from four accumulators:
-// one 16-byte access when the four rows are inside and C allows it, else element by element.
-// `rows_left` = m - i.
-__device__ __forceinline__ void store_c4(float* c, int rows_left, float4 acc, float alpha, float beta, bool vec) {
-    if (vec && rows_left >= 4) {
+// Writes rows i..i+3 of column j of C from four accumulators, with the fused epilogue's bias
+// (store_c_biased; the caller finishes them): one 16-byte access when the four rows are inside
+// and C allows it (vec), else element by element. i < m and j < n.
+__device__ __forceinline__ void store_c4(const GemmArgs<float>& g, int i, int j, float4 acc, bool vec) {
+    float* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
+    if (vec && g.m - i >= 4) {
+        const float alpha = g.alpha, beta = g.beta;
         float4 out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
         if (beta != 0.0f) {
             const float4 old = *reinterpret_cast<const float4*>(c);
             out = make_float4(fmaf(beta, old.x, out.x), fmaf(beta, old.y, out.y), fmaf(beta, old.z, out.z),
                               fmaf(beta, old.w, out.w));
+        }
+        if (g.epi.bias != nullptr) {
+            const float* b = g.epi.bias + i;
+            out = make_float4(out.x + b[0], out.y + b[1], out.z + b[2], out.w + b[3]);
         }
         *reinterpret_cast<float4*>(c) = out;
         return;
@@ -116,7 +122,7 @@ __device__ __forceinline__ void store_c4(float* c, int rows_left, float4 acc, fl
     const float v[4] = {acc.x, acc.y, acc.z, acc.w};
 #pragma unroll
     for (int r = 0; r < 4; ++r)
-        if (r < rows_left) store_c(c + r, v[r], alpha, beta);
+        if (r < g.m - i) store_c_biased(g, i + r, j, v[r]);
 }
 
 }  // namespace gemmkit::sgemm
@@ -137,11 +143,14 @@ __device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const 
         for (int rq = 0; rq < 2; ++rq) {
             const int row = i + rq * kRowStep;
             if (row < g.m)
-                store_c4(&g.C[row + col * g.ldc], g.m - row,
-                         make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]),
-                         g.alpha, g.beta, vec_c);
+                store_c4(g, row, col,
+                         make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]), vec_c);
         }
     }
+    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, 64, [&](int v) {  // acc[v % 8][v / 8]
+        const int r = v % 8, c = v / 8;
+        return make_int2(i + r / 4 * kRowStep + r % 4, j + c / 4 * kColStep + c % 4);
+    });
 }
 
 }  // namespace gemmkit::sgemm

@@ -39,6 +39,8 @@ Args<T, TC, Acc> args_of(const Problem& p, const Plan& plan) {
     a.alpha = static_cast<Acc>(p.alpha);
     a.beta = static_cast<Acc>(p.beta);
     a.k_per_split = plan.bk;
+    a.epi = make_epilogue_args<TC>(p);
+    a.swapped = (plan.config & kConfigSwapped) != 0;
     return a;
 }
 

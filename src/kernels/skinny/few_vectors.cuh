@@ -45,24 +45,12 @@ struct Args {
     int64_t k_per_split;  // a multiple of kSplitAlign
     Acc* partials;        // splits x rows x kMaxVectors * gridDim.z, with more than one split
     int* arrivals;        // one counter per (row block, vector group), zeroed before the launch
+    EpilogueArgs<TC> epi;  // the fused epilogue, by C's rows: Y's rows, or its vectors where swapped
+    bool swapped;          // Y = C^T (few rows)
 };
 
-// Conversions to and from the accumulation type: FP64 for FP64, else FP32 (tensor/types.cuh's).
-template <class Acc, class T>
-__device__ __forceinline__ Acc to_acc(T x) {
-    if constexpr (std::is_same_v<Acc, double>)
-        return static_cast<double>(x);
-    else
-        return tensor::to_float(x);
-}
-
-template <class TC, class Acc>
-__device__ __forceinline__ TC from_acc(Acc x) {
-    if constexpr (std::is_same_v<Acc, double>)
-        return static_cast<TC>(x);
-    else
-        return tensor::from_float<TC>(x);
-}
+// Conversions to and from the accumulation type Acc (FP64 for FP64, else FP32): widen<Acc> and
+// narrow<TC> (kernels/epilogue_ops.cuh).
 
 // A piece of W as it sits in memory: kBytes of raw elements (16, or 8 for the axpy form's
 // 16-bit pieces), so that pieces loaded ahead take as few registers as the bytes they hold.
@@ -91,7 +79,7 @@ __device__ __forceinline__ void unpack(const P& piece, Acc (&out)[kVec]) {
     T elems[kVec];
     memcpy(elems, &piece, sizeof elems);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) out[e] = to_acc<Acc>(elems[e]);
+    for (int e = 0; e < kVec; ++e) out[e] = widen<Acc>(elems[e]);
 }
 
 // Stages X(k0 .. k0 + len, v0 .. v0 + nv) into xs as Acc, zero beyond len, in the form's layout
@@ -113,7 +101,7 @@ __device__ void stage_x(const Args<T, TC, Acc>& a, Acc* xs, int64_t k0, int len,
             const int i = base + static_cast<int>(b * blockDim.x);
             const int kk = k_fast ? i % kChunk : i / nv;
             const int v = k_fast ? i / kChunk : i % nv;
-            values[b] = i < total && kk < len ? to_acc<Acc>(a.x[(k0 + kk) * a.x_k + (v0 + v) * a.x_v]) : Acc(0);
+            values[b] = i < total && kk < len ? widen<Acc>(a.x[(k0 + kk) * a.x_k + (v0 + v) * a.x_v]) : Acc(0);
         }
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
@@ -144,12 +132,19 @@ __device__ __forceinline__ void load_shared(const Acc* src, Acc (&out)[kN]) {
     }
 }
 
-// Y(r, v) = alpha * sum + beta * Y(r, v); with beta == 0, Y is not read (NaN there stays out).
+// Y(r, v) = alpha * sum + beta * Y(r, v), then the fused epilogue of C's element there; with
+// beta == 0, Y is not read (NaN there stays out).
 template <class T, class TC, class Acc>
 __device__ __forceinline__ void store_result(const Args<T, TC, Acc>& a, int64_t r, int64_t v, Acc sum) {
     TC* y = a.y + r * a.y_r + v * a.y_v;
-    const Acc old = a.beta == Acc(0) ? Acc(0) : a.beta * to_acc<Acc>(*y);
-    *y = from_acc<TC>(a.alpha * sum + old);
+    const Acc old = a.beta == Acc(0) ? Acc(0) : a.beta * widen<Acc>(*y);
+    Acc out = a.alpha * sum + old;
+    if (a.epi.active()) {
+        const int rows = static_cast<int>(a.rows), vectors = static_cast<int>(a.vectors);
+        out = a.swapped ? epilogue_value(a.epi, static_cast<int>(v), static_cast<int>(r), vectors, rows, out)
+                        : epilogue_value(a.epi, static_cast<int>(r), static_cast<int>(v), rows, vectors, out);
+    }
+    *y = narrow<TC>(out);
 }
 
 // The block's sums: sums[row][v] for its block_rows() rows and kMaxVectors vectors, in shared

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_ldmatrix_kernel(GemmArgs<T,
         __syncthreads();
     }
     store_accumulators<Cfg, TC, SlabA::kPermutedUnits, SlabB::kPermutedUnits>(
-        acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+        acc, args, m0 + wm0, n0 + wn0);
 }
 
 // Any element type the kernel takes (FP16/BF16, or float = TF32); 16-byte loads when A and B allow.

@@ -96,14 +96,15 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     static_assert(!Epilogue::kApplies || !(Ring::SlabA::kPermutedUnits || Ring::SlabB::kPermutedUnits),
                   "the staged epilogue takes the accumulators in unit order");
     if constexpr (Epilogue::kApplies && Epilogue::kBytes <= pipeline_smem_bytes<Cfg, T>()) {
-        if (Epilogue::serves(args.C, args.ldc, ring.operands.m_left, ring.operands.n_left, args.beta)) {
+        if (Epilogue::serves(args.C, args.ldc, ring.operands.m_left, ring.operands.n_left, args.beta) &&
+            Epilogue::serves_epilogue(args)) {
             __syncthreads();  // every warp is done with the ring, which now stages the tile
-            Epilogue::store(acc, smem, args.C, args.ldc, m0, n0, wm0, wn0, args.alpha);
+            Epilogue::store(acc, smem, args, m0, n0, wm0, wn0);
             return;
         }
     }
     store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(
-        acc, args.C, args.ldc, args.m, args.n, m0 + wm0, n0 + wn0, args.alpha, args.beta);
+        acc, args, m0 + wm0, n0 + wn0);
 }
 
 // Cfg's tiles, or SmallCfg's where the plan says so (plan_pipeline, src/plan/tensor_rules.cu:

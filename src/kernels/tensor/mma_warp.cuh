@@ -84,13 +84,14 @@ __device__ __forceinline__ constexpr int unit_mn(int u, int x) {
     return kPermuted ? 16 * (u / 2) + 2 * x + u % 2 : 8 * u + x;
 }
 
-// C = alpha * acc + beta * C for the warp tile at (m0 + wm0, n0 + wn0), inside m x n only.
+// C = alpha * acc + beta * C + bias, then the rest of the fused epilogue (finish_stored), for the
+// warp tile at (m0, n0) of args's problem, inside m x n only.
 // Lane (g, t) holds elements g and g + 8 (units 2 mi and 2 mi + 1) of each 16 x 8 tile's rows
 // and elements 2t and 2t + 1 of its columns (unit ni); kPermRows / kPermCols: the slab of A / B
 // was read in permuted units (unit_mn).
-template <class Cfg, class TC, bool kPermRows = false, bool kPermCols = false>
-__device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][Cfg::NI][4], TC* C, int64_t ldc,
-                                                   int m, int n, int m0, int n0, float alpha, float beta) {
+template <class Cfg, class TC, bool kPermRows = false, bool kPermCols = false, class T>
+__device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][Cfg::NI][4], const GemmArgs<T, TC>& args,
+                                                   int m0, int n0) {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int mi = 0; mi < Cfg::MI; ++mi)
@@ -100,8 +101,14 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][C
             for (int r = 0; r < 4; ++r) {
                 const int i = m0 + unit_mn<kPermRows>(2 * mi + r / 2, g);
                 const int j = n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2);
-                if (i < m && j < n) store_scaled(C, ldc, i, j, acc[mi][ni][r], alpha, beta);
+                if (i < args.m && j < args.n)
+                    store_scaled(args.C, args.ldc, i, j, acc[mi][ni][r], args.alpha, args.beta,
+                                 bias_of<float>(args.epi, i, args.m));
             }
+    finish_stored(args.epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
+        const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, r = v % 4;  // acc[mi][ni][r]
+        return make_int2(m0 + unit_mn<kPermRows>(2 * mi + r / 2, g), n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2));
+    });
 }
 
 // Whether A and B allow 16-byte chunk copies (C is written element by element and needs nothing).

@@ -31,11 +31,21 @@ struct StagedEpilogue {
     __device__ static bool serves(const TC* C, int64_t ldc, int m_left, int n_left, float beta) {
         return kApplies && beta == 0.0f && m_left >= Cfg::BM && n_left >= Cfg::BN && aligned16<TC>(C, ldc);
     }
+    // Whether it serves args's fused epilogue: a bias, but no aux or activation, which
+    // store_accumulators applies in its rolled pass (finish_stored).
+    template <class T>
+    __device__ static bool serves_epilogue(const GemmArgs<T, TC>& args) {
+        return !finishes(args.epi);
+    }
 
-    // C(m0.., n0..) = alpha * acc for the whole block tile; `staging` (kBytes, shared) must be
-    // free, and every thread of the block calls this.
-    __device__ static void store(const float (&acc)[Cfg::MI][Cfg::NI][4], unsigned char* staging, TC* C,
-                                 int64_t ldc, int m0, int n0, int wm0, int wn0, float alpha) {
+    // C(m0.., n0..) = alpha * acc + bias for the whole block tile; `staging` (kBytes, shared) must
+    // be free, and every thread of the block calls this.
+    template <class T>
+    __device__ static void store(const float (&acc)[Cfg::MI][Cfg::NI][4], unsigned char* staging,
+                                 const GemmArgs<T, TC>& args, int m0, int n0, int wm0, int wn0) {
+        TC* const C = args.C;
+        const int64_t ldc = args.ldc;
+        const float alpha = args.alpha;
         const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, odd = g & 1;
 #pragma unroll
         for (int mi = 0; mi < Cfg::MI; ++mi)
@@ -43,7 +53,11 @@ struct StagedEpilogue {
             for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {  // rows g (acc 0, 1) and g + 8 (acc 2, 3)
-                    const float c0 = alpha * acc[mi][ni][2 * half], c1 = alpha * acc[mi][ni][2 * half + 1];
+                    float c0 = alpha * acc[mi][ni][2 * half], c1 = alpha * acc[mi][ni][2 * half + 1];
+                    if (args.epi.bias != nullptr) {  // this lane's row g (+ 8); serves() left no aux or activation
+                        const float b = bias_of<float>(args.epi, m0 + wm0 + mi * 16 + 8 * half + g, args.m);
+                        c0 += b, c1 += b;
+                    }
                     // Even rows keep column 2t and take the odd row's; odd rows keep column 2t + 1.
                     const float other = __shfl_xor_sync(0xffffffffu, odd ? c0 : c1, 4);
                     const uint32_t word = odd ? pack_pair<TC>(other, c1) : pack_pair<TC>(c0, other);

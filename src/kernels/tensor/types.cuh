@@ -21,20 +21,7 @@ struct TypeTag {
     using type = T;
 };
 
-// Conversions through FP32, the accumulation type of every kernel here.
-__device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(bf16 x) { return __bfloat162float(x); }
-
-template <class T>
-__device__ __forceinline__ T from_float(float x) {
-    if constexpr (std::is_same_v<T, half>)
-        return __float2half_rn(x);
-    else if constexpr (std::is_same_v<T, bf16>)
-        return __float2bfloat16_rn(x);
-    else
-        return x;
-}
+// to_float and from_float<T>, the conversions through FP32: kernels/epilogue_ops.cuh.
 
 // Two FP32 values rounded to a 16-bit T and packed in one word, `lo` in the low half (the
 // register layout of mma/ldmatrix/stmatrix fragments).
@@ -52,14 +39,26 @@ __device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
     return word;
 }
 
-// C(i, j) = alpha * acc + beta * C(i, j), in FP32, rounded once to TC. With beta == 0, C is
-// not read (cuBLAS semantics: NaN there must not propagate). The caller checks i < m, j < n.
+// C(i, j) = alpha * acc + beta * C(i, j) + bias, in FP32, rounded once to TC (beta == 0: C is
+// not read). The caller checks i < m, j < n.
 template <class TC>
-__device__ __forceinline__ void store_scaled(TC* C, int64_t ldc, int i, int j, float acc, float alpha,
-                                             float beta) {
+__device__ __forceinline__ void store_scaled(TC* C, int64_t ldc, int i, int j, float acc, float alpha, float beta,
+                                             float bias) {
     TC* c = C + i + j * ldc;
     const float old = beta == 0.0f ? 0.0f : beta * to_float(*c);
-    *c = from_float<TC>(alpha * acc + old);
+    *c = from_float<TC>(alpha * acc + old + bias);
+}
+
+// C(i, j) = alpha * acc + beta * C(i, j), in FP32, then the fused epilogue e of a problem of
+// m x n (epilogue_ops.cuh), rounded once to TC. With beta == 0, C is not read (cuBLAS
+// semantics: NaN there must not propagate). The caller checks i < m, j < n.
+template <class TC>
+__device__ __forceinline__ void store_scaled(TC* C, int64_t ldc, int i, int j, float acc, float alpha, float beta,
+                                             const EpilogueArgs<TC>& e, int m, int n) {
+    TC* c = C + i + j * ldc;
+    const float old = beta == 0.0f ? 0.0f : beta * to_float(*c);
+    const float v = alpha * acc + old;
+    *c = from_float<TC>(e.active() ? epilogue_value(e, i, j, m, n, v) : v);
 }
 
 // Calls fn(TypeTag<T>{}, TypeTag<TC>{}) for a problem whose A and B are FP16 or BF16 and
