@@ -26,6 +26,9 @@ int cmd_dist_bench(const Options& o);
 int bench_shapes(const Options& o);
 // bench --suite batched: the batched corpus, auto against cuBLAS's batched calls (bench_batched.cpp).
 int bench_batched(const Options& o);
+// bench --suite epilogue: linear layers with a fused bias and activation against cuBLASLt's
+// epilogues (bench_epilogue.cpp).
+int bench_epilogue(const Options& o);
 
 // The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
 // a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their
