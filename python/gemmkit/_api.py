@@ -32,6 +32,8 @@ _COMPUTE = {"32f": COMPUTE_32F, "tf32": COMPUTE_32F_FAST_TF32, "64f": COMPUTE_64
 _CAI_TYPESTR = {"<f4": R_32F, "<f8": R_64F, "<f2": R_16F}
 _DLPACK_CUDA, _DLPACK_CUDA_MANAGED = 2, 13
 _ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
+# gemmkit_activation (gemmkit.h) of each name: 'gelu' is PyTorch's default, the erf form.
+_ACTIVATION_CODE = {None: 0, "relu": 1, "gelu_tanh": 2, "gelu": 3, "silu": 4}
 
 # gemmkit_status (gemmkit.h).
 _INVALID_VALUE, _NOT_SUPPORTED, _CUDA_ERROR, _ALLOC_FAILED, _UNKNOWN_KERNEL = 1, 2, 3, 4, 5
@@ -339,8 +341,13 @@ def _materialize(view, name, stream):
     return _view(_on_stream(view.obj, stream, lambda: cupy.ascontiguousarray(view.obj)), name, None)
 
 
-def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, names=("a", "b", "out")):
-    """c[...] = alpha * op(a) @ op(b) + beta * c[...] for views with matching batch shapes."""
+def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, names=("a", "b", "out"),
+         epilogue=None):
+    """c[...] = alpha * op(a) @ op(b) + beta * c[...] for views with matching batch shapes.
+
+    epilogue: None, or (activation code, bias address) to fuse where the call is one GEMM whose
+    output is row-major (its columns are C's rows, one bias value each). Returns whether it
+    was fused; if not, the caller applies it."""
     an, bn, cn = names
     for v, name in ((a, an), (b, bn), (c, cn)):
         if len(v.shape) < 2:
@@ -390,7 +397,7 @@ def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, nam
                          f"batch of matrices one stride apart, at least {extent} elements (one matrix) so that "
                          f"none overlap")
     if count == 0:
-        return
+        return epilogue is not None
     a = _materialize(a, an, stream)
     b = _materialize(b, bn, stream)
     a_bs, b_bs = _batch_strides(a, len(batch)), _batch_strides(b, len(batch))
@@ -418,6 +425,13 @@ def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, nam
     ta, lda = _as_colmajor(sha, sta)
     tb, ldb = _as_colmajor(shb, stb)
     ia, ic = _ITEMSIZE[a.dtype], _ITEMSIZE[c.dtype]
+    if epilogue is not None and tc and not outer and inner == 1:
+        activation, bias = epilogue
+        status = _C.gemm_epilogue(stream, device, 0 if tb else 1, 0 if ta else 1, m, n, K, alpha, b.ptr, b.dtype, ldb,
+                                  a.ptr, a.dtype, lda, beta, c.ptr, c.dtype, ldc, code, activation, bias, 0, 1, kernel)
+        if status:
+            _raise_status(status)
+        return True
     batched = inner > 1
     for index in itertools.product(*(range(size) for size, _ in outer)):
         pa, pb, pc = a.ptr, b.ptr, c.ptr
@@ -440,6 +454,7 @@ def _run(a, b, c, *, trans_a, trans_b, alpha, beta, compute, kernel, stream, nam
                              p2 + z * s2 * ia, t2, ld2, beta, pc + z * sc * ic, c.dtype, ldc, code, kernel)
             if status:
                 _raise_status(status)
+    return False
 
 
 def _empty(like, shape, dtype, device):
@@ -516,7 +531,7 @@ def _gemm(va, vb, vc, out, handle, *, trans_a, trans_b, alpha, beta, compute, ke
 _RAW_STREAM = None
 
 
-def _torch_fast(a, b, b_is_weight, bias=None):
+def _torch_fast(a, b, b_is_weight, bias=None, activation=None):
     """The common case on its own short path (it is on every call of the torch ops): CUDA torch
     tensors of one served dtype, a (M, K) or contiguous (..., M, K), b (K, N) or, for linear,
     weight (N, K), on one device, each with a stride-1 dimension; torch's current stream, a new
@@ -544,7 +559,7 @@ def _torch_fast(a, b, b_is_weight, bias=None):
     if Kb != K or b.get_device() != device:
         return None
     if bias is not None and (bias.dtype != a.dtype or bias.shape != (N,) or not bias.is_cuda
-                             or bias.get_device() != device):
+                             or bias.get_device() != device or (N > 1 and bias.stride(0) != 1)):
         return None
     la = _as_colmajor((M, K), a.stride())
     lb = _as_colmajor((K, N), (sb0, sb1))
@@ -557,13 +572,17 @@ def _torch_fast(a, b, b_is_weight, bias=None):
     out = _torch().empty(lead + (N,), dtype=a.dtype, device=a.device)
     # out is row-major: its column-major memory is out^T = op(b)^T op(a)^T (see _run).
     (ta, lda), (tb, ldb) = la, lb
-    status = _C.gemm(_RAW_STREAM(device), device, 0 if tb else 1, 0 if ta else 1, N, M, K, 1.0, b.data_ptr(), dtype,
-                     ldb, a.data_ptr(), dtype, lda, 0.0, out.data_ptr(), dtype, max(1, N),
-                     COMPUTE_64F if dtype == R_64F else COMPUTE_32F, None)
+    compute = COMPUTE_64F if dtype == R_64F else COMPUTE_32F
+    if bias is None and activation is None:
+        status = _C.gemm(_RAW_STREAM(device), device, 0 if tb else 1, 0 if ta else 1, N, M, K, 1.0, b.data_ptr(),
+                         dtype, ldb, a.data_ptr(), dtype, lda, 0.0, out.data_ptr(), dtype, max(1, N), compute, None)
+    else:  # bias and activation fused: C's rows are out's columns, one bias value each
+        status = _C.gemm_epilogue(_RAW_STREAM(device), device, 0 if tb else 1, 0 if ta else 1, N, M, K, 1.0,
+                                  b.data_ptr(), dtype, ldb, a.data_ptr(), dtype, lda, 0.0, out.data_ptr(), dtype,
+                                  max(1, N), compute, _ACTIVATION_CODE[activation],
+                                  0 if bias is None else bias.data_ptr(), 0, 1, None)
     if status:
         _raise_status(status)
-    if bias is not None:  # until fused epilogues land: one more pass, on the same (current) stream
-        out.add_(bias)
     return out
 
 
@@ -677,20 +696,18 @@ def _activate(y, activation):
 
 
 def _linear(x, weight, bias=None, activation=None, *, out=None, compute=None, kernel=None, stream=None):
-    if (activation is None and out is None and compute is None and kernel is None and stream is None
-            and _is_torch(x) and _is_torch(weight) and (bias is None or _is_torch(bias))):
-        _torch_dtypes()
-        result = _torch_fast(x, weight, True, bias)
-        if result is not None:
-            return result
     if activation is not None and activation not in _ACTIVATIONS:
         raise ValueError(f"activation = {activation!r}; use None or one of {', '.join(map(repr, _ACTIVATIONS))}")
+    if (out is None and compute is None and kernel is None and stream is None
+            and _is_torch(x) and _is_torch(weight) and (bias is None or _is_torch(bias))):
+        _torch_dtypes()
+        result = _torch_fast(x, weight, True, bias, activation)
+        if result is not None:
+            return result
     views, handle = _prepare((x, weight, bias, out), ("x", "weight", "bias", "out"), stream)
     vx, vw, vbias, vout = views
     shape = check_linear(vx.shape, _DTYPE_NAME[vx.dtype], vw.shape, _DTYPE_NAME[vw.dtype],
                          None if vbias is None else vbias.shape, None if vbias is None else _DTYPE_NAME[vbias.dtype])
-    if vbias is not None and vbias.kind not in ("torch", "cupy"):
-        raise TypeError("bias is added by the array's own library (torch or CuPy); gemmkit has no fused bias yet")
     if vout is None:
         _compute_for(vx.dtype, compute, vx.dtype)
         _check_copyable(vx, "x")
@@ -706,12 +723,18 @@ def _linear(x, weight, bias=None, activation=None, *, out=None, compute=None, ke
     else:
         fx, fo = _fold(vx), _fold(vout)
         vx, vo = (fx, fo) if len(fx.shape) == 2 and len(fo.shape) == 2 else (vx, vout)
-    _run(vx, vw, vo, trans_a=False, trans_b=True, alpha=1.0, beta=0.0, compute=compute,
-         kernel=_check_kernel(kernel), stream=handle, names=("x", "weight", "out"))
-    if bias is not None:  # until fused epilogues land: one more pass over out, on the same stream
-        _on_stream(out, handle, lambda: out.__iadd__(bias))
-    if activation is not None:
-        _on_stream(out, handle, lambda: _activate(out, activation))
+    epilogue = None  # fused where the bias is contiguous (the epilogue reads bias[i] for row i)
+    if (bias is not None or activation is not None) and (vbias is None or vbias.shape[0] < 2 or vbias.strides[0] == 1):
+        epilogue = (_ACTIVATION_CODE[activation], 0 if vbias is None else vbias.ptr)
+    fused = _run(vx, vw, vo, trans_a=False, trans_b=True, alpha=1.0, beta=0.0, compute=compute,
+                 kernel=_check_kernel(kernel), stream=handle, names=("x", "weight", "out"), epilogue=epilogue)
+    if epilogue is not None and not fused:  # a batch of GEMMs or a column-major out: element-wise passes
+        if vbias is not None and vbias.kind not in ("torch", "cupy"):
+            raise TypeError("bias on this layout is added by the array's own library (torch or CuPy)")
+        if bias is not None:
+            _on_stream(out, handle, lambda: out.__iadd__(bias))
+        if activation is not None:
+            _on_stream(out, handle, lambda: _activate(out, activation))
     return out
 
 
@@ -748,9 +771,10 @@ def linear(x, weight, bias=None, activation=None, *, out=None, compute=None, ker
     """activation(x @ weight.T + bias), as torch.nn.functional.linear: x (..., in), weight
     (out, in), bias (out,) or None; activation None, 'relu', 'gelu', 'gelu_tanh' or 'silu'.
 
-    The GEMM reads weight as stored (its transpose is the library's op T, no copy). For now the
-    bias and the activation are one extra element-wise pass each (torch or CuPy, same stream);
-    fused epilogues will replace them. Torch tensors that require grad go through
+    The GEMM reads weight as stored (its transpose is the library's op T, no copy), and adds the
+    bias and applies the activation in its own epilogue (gemmkit_gemm_epilogue_ex); where out
+    is column-major or x's leading dimensions do not fold into rows, they are one element-wise
+    pass each (torch or CuPy, same stream). Torch tensors that require grad go through
     torch.ops.gemmkit.linear (autograd) when there is no out= and options are defaults."""
     if (out is None and compute is None and kernel is None and stream is None
             and _wants_autograd(x, weight, bias)):

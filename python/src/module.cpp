@@ -126,6 +126,29 @@ int gemm_strided_batched(uintptr_t stream, int device, int transa, int transb, i
         static_cast<gemmkit_compute>(compute), kernel ? kernel->c_str() : nullptr);
 }
 
+// gemmkit_gemm_epilogue_ex likewise, with a fused epilogue: C = activation(alpha op(A) op(B) +
+// beta C + bias per row of C), bias (m values of C's type) and aux (the pre-activation, ld_aux)
+// 0 where absent; returns the gemmkit_status.
+int gemm_epilogue(uintptr_t stream, int device, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                  uintptr_t A, int a_type, int64_t lda, uintptr_t B, int b_type, int64_t ldb, double beta, uintptr_t C,
+                  int c_type, int64_t ldc, int compute, int activation, uintptr_t bias, uintptr_t aux, int64_t ld_aux,
+                  const std::optional<std::string>& kernel) {
+    const Scalars s(alpha, beta, compute);
+    DeviceScope scope(device);
+    gemmkit_epilogue e = GEMMKIT_EPILOGUE_INIT;
+    e.activation = static_cast<gemmkit_activation>(activation);
+    e.bias = reinterpret_cast<const void*>(bias);
+    e.bias_type = e.aux_type = static_cast<gemmkit_dtype>(c_type);
+    e.aux = reinterpret_cast<void*>(aux);
+    e.ld_aux = ld_aux;
+    return gemmkit_gemm_epilogue_ex(reinterpret_cast<cudaStream_t>(stream), static_cast<gemmkit_op>(transa),
+                                    static_cast<gemmkit_op>(transb), m, n, k, s.alpha(), reinterpret_cast<const void*>(A),
+                                    static_cast<gemmkit_dtype>(a_type), lda, reinterpret_cast<const void*>(B),
+                                    static_cast<gemmkit_dtype>(b_type), ldb, s.beta(), reinterpret_cast<void*>(C),
+                                    static_cast<gemmkit_dtype>(c_type), ldc, static_cast<gemmkit_compute>(compute), &e,
+                                    kernel ? kernel->c_str() : nullptr);
+}
+
 // For scripts/python-overhead: `iters` back-to-back calls of gemm() with these arguments,
 // timed with CUDA events on `stream`; returns milliseconds per call. The C API's own time, with
 // no Python between calls, to compare the Python entry points against.
@@ -248,6 +271,11 @@ NB_MODULE(_C, m) {
           nb::arg("a_type"), nb::arg("lda"), nb::arg("stride_a"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"),
           nb::arg("stride_b"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"), nb::arg("ldc"), nb::arg("stride_c"),
           nb::arg("batch_count"), nb::arg("compute"), nb::arg("kernel").none());
+    m.def("gemm_epilogue", &gemm_epilogue, nb::arg("stream"), nb::arg("device"), nb::arg("transa"), nb::arg("transb"),
+          nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"), nb::arg("a_type"), nb::arg("lda"),
+          nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"),
+          nb::arg("ldc"), nb::arg("compute"), nb::arg("activation"), nb::arg("bias"), nb::arg("aux"),
+          nb::arg("ld_aux"), nb::arg("kernel").none());
     m.def("time_gemm", &time_gemm, nb::arg("iters"), nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
           nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
           nb::arg("a_type"), nb::arg("lda"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"),

@@ -144,6 +144,34 @@ def test_linear_matches_torch(activation, with_bias):
     assert rel_err(y, ref) < 2e-2
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64] if HAS_TORCH else [])
+@pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh", "silu"])
+def test_linear_fused_epilogue_types(dtype, activation):
+    # The fused path (gemmkit_gemm_epilogue_ex) in each type, through torch.ops and through the
+    # general path (a named kernel), against FP64 torch.
+    x, w, bias = rand(37, 70, dtype=dtype), rand(45, 70, dtype=dtype), rand(45, dtype=dtype)
+    ref = torch.nn.functional.linear(x.double(), w.double(), bias.double())
+    ref = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
+           "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}[activation](ref)
+    tol = {torch.float32: 1e-5, torch.float16: 5e-3, torch.float64: 1e-12}[dtype]
+    assert rel_err(gemmkit.linear(x, w, bias, activation), ref) < tol
+    kernel = "auto" if dtype != torch.float32 else next(n for n in gemmkit.kernels() if n.startswith("sgemm.12"))
+    assert rel_err(gemmkit.linear(x, w, bias, activation, kernel=kernel), ref) < tol
+
+
+def test_linear_bias_strided_and_out_column_major():
+    # A bias with a stride and an out= whose memory is column-major take the element-wise passes.
+    x, w = rand(9, 16), rand(12, 16)
+    bias = rand(24)[::2]
+    out = torch.empty(12, 9, device="cuda").t()
+    y = gemmkit.linear(x, w, bias, "relu", out=out)
+    assert y is out
+    ref = torch.relu(x.double() @ w.double().t() + bias.double())
+    assert rel_err(y, ref) < 1e-5
+    pre = x.double() @ w.double().t() + bias.double()
+    assert rel_err(gemmkit.linear(x, w, bias, "silu"), torch.nn.functional.silu(pre)) < 1e-5
+
+
 def test_linear_one_vector():
     x, w = rand(64), rand(10, 64)
     y = gemmkit.linear(x, w)
