@@ -168,11 +168,8 @@ extern "C" gemmkit_status gemmkit_gemm_ex(cudaStream_t stream, gemmkit_op transa
                                           gemmkit_dtype a_type, int64_t lda, const void* B, gemmkit_dtype b_type,
                                           int64_t ldb, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
                                           gemmkit_compute compute, const char* kernel) {
-    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+    return gemmkit_gemm_epilogue_ex(stream, transa, transb, m, n, k, alpha, A, a_type, lda, B, b_type, ldb, beta, C,
+                                    c_type, ldc, compute, nullptr, kernel);
 }
 
 extern "C" gemmkit_status gemmkit_gemm_strided_batched_ex(
@@ -180,15 +177,9 @@ extern "C" gemmkit_status gemmkit_gemm_strided_batched_ex(
     const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a, const void* B, gemmkit_dtype b_type,
     int64_t ldb, int64_t stride_b, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, int64_t stride_c,
     int64_t batch_count, gemmkit_compute compute, const char* kernel) {
-    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
-    p.A = A;
-    p.B = B;
-    p.C = C;
-    p.batch.count = batch_count;
-    p.batch.stride_a = stride_a;
-    p.batch.stride_b = stride_b;
-    p.batch.stride_c = stride_c;
-    return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+    return gemmkit_gemm_strided_batched_epilogue_ex(stream, transa, transb, m, n, k, alpha, A, a_type, lda, stride_a, B,
+                                                    b_type, ldb, stride_b, beta, C, c_type, ldc, stride_c, batch_count,
+                                                    compute, nullptr, kernel);
 }
 
 extern "C" gemmkit_status gemmkit_gemm_batched_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
@@ -198,13 +189,8 @@ extern "C" gemmkit_status gemmkit_gemm_batched_ex(cudaStream_t stream, gemmkit_o
                                                   const void* beta, void* const Carray[], gemmkit_dtype c_type,
                                                   int64_t ldc, int64_t batch_count, gemmkit_compute compute,
                                                   const char* kernel) {
-    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
-    p.batch.count = batch_count;
-    p.batch.arrays = true;
-    p.batch.a_array = Aarray;
-    p.batch.b_array = Barray;
-    p.batch.c_array = Carray;
-    return gemmkit::gemm(p, alpha == nullptr, beta == nullptr, stream, kernel);
+    return gemmkit_gemm_batched_epilogue_ex(stream, transa, transb, m, n, k, alpha, Aarray, a_type, lda, Barray, b_type,
+                                            ldb, beta, Carray, c_type, ldc, batch_count, compute, nullptr, kernel);
 }
 
 namespace {
