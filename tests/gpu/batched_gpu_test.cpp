@@ -284,26 +284,11 @@ TEST_F(BatchedApiGpuTest, GraphCaptureReplaysCorrectly) {
                           .ta = GEMMKIT_OP_T, .tb = GEMMKIT_OP_N, .batch = 8, .m = 192, .n = 136, .k = 264,
                           .arrays = arrays};
         DeviceBatch d(c, arrays ? 0x6A1 : 0x6A0);
-        cudaStream_t stream = nullptr;
-        ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        cudaGraph_t graph = nullptr;
-        ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        const gemmkit_status s = d.run(stream);
-        const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-        cudaGetLastError();
-        ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorString(ended);
-        ASSERT_EQ(s, GEMMKIT_SUCCESS) << status_text(s);
-        cudaGraphExec_t exec = nullptr;
-        ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-        for (int replay = 0; replay < 2; ++replay) {
-            d.reset_c(stream);
-            ASSERT_CUDA(cudaGraphLaunch(exec, stream));
-            ASSERT_CUDA(cudaStreamSynchronize(stream));
-            EXPECT_EQ(d.check(verify::Tf32Inputs::exact), "") << (arrays ? "arrays" : "strided") << ", replay " << replay;
-        }
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
-        cudaStreamDestroy(stream);
+        EXPECT_EQ(capture_and_replay([&](cudaStream_t stream) { return d.run(stream); },
+                                     [&](cudaStream_t stream) { d.reset_c(stream); },
+                                     [&](int) { return d.check(verify::Tf32Inputs::exact); }),
+                  "")
+            << (arrays ? "arrays" : "strided");
     }
 }
 

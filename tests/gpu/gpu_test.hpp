@@ -261,4 +261,41 @@ inline std::vector<std::string> run_on_threads(int threads,
     return error;
 }
 
+// Captures run(stream) once into a CUDA graph on a non-blocking stream of its own, then
+// `replays` times: reset(stream), launch the graph, synchronize, and check(replay), which returns
+// "" or what is wrong. Returns "" or the first failure, the call's status or CUDA's included.
+inline std::string capture_and_replay(const std::function<gemmkit_status(cudaStream_t)>& run,
+                                      const std::function<void(cudaStream_t)>& reset,
+                                      const std::function<std::string(int)>& check, int replays = 2) {
+    cudaStream_t stream = nullptr;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return "cudaStreamCreateWithFlags";
+    std::string failure;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    if (cudaError_t err = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal); err != cudaSuccess) {
+        failure = std::string("cudaStreamBeginCapture: ") + cudaGetErrorString(err);
+    } else {
+        const gemmkit_status s = run(stream);
+        const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+        cudaGetLastError();
+        if (ended != cudaSuccess)
+            failure = std::string("cudaStreamEndCapture: ") + cudaGetErrorString(ended);
+        else if (s != GEMMKIT_SUCCESS)
+            failure = "the captured call: " + status_text(s);
+        else if (cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)
+            failure = "cudaGraphInstantiate";
+    }
+    for (int replay = 0; failure.empty() && replay < replays; ++replay) {
+        reset(stream);
+        if (cudaGraphLaunch(exec, stream) != cudaSuccess || cudaStreamSynchronize(stream) != cudaSuccess)
+            failure = "replay " + std::to_string(replay) + ": " + cudaGetErrorString(cudaGetLastError());
+        else
+            failure = check(replay);
+    }
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+    return failure;
+}
+
 }  // namespace gemmkit::test
