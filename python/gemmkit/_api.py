@@ -728,7 +728,8 @@ def _linear(x, weight, bias=None, activation=None, *, out=None, compute=None, ke
         epilogue = (_ACTIVATION_CODE[activation], 0 if vbias is None else vbias.ptr)
     fused = _run(vx, vw, vo, trans_a=False, trans_b=True, alpha=1.0, beta=0.0, compute=compute,
                  kernel=_check_kernel(kernel), stream=handle, names=("x", "weight", "out"), epilogue=epilogue)
-    if epilogue is not None and not fused:  # a batch of GEMMs or a column-major out: element-wise passes
+    if (bias is not None or activation is not None) and not fused:  # not one GEMM, a column-major out or a
+        # strided bias: element-wise passes
         if vbias is not None and vbias.kind not in ("torch", "cupy"):
             raise TypeError("bias on this layout is added by the array's own library (torch or CuPy)")
         if bias is not None:
