@@ -1,9 +1,10 @@
-// The fused epilogue's arithmetic (gemmkit_epilogue, gemmkit.h), shared by every kernel (each
-// store path calls epilogue_value): after alpha and beta, C(i, j) gets bias[i] added, is
-// written to aux(i, j), then goes through the activation, in the scaling type S (float, or
-// double for FP64 C), rounded once to C's type. The choices are run-time values: the main loop
-// is the same machine code with or without them, and one instantiation serves every
-// activation (docs/epilogues.md).
+// The fused epilogue's arithmetic (gemmkit_epilogue, gemmkit.h), shared by every kernel:
+// after alpha and beta, C(i, j) gets bias[i] added, its value rounded to C's type is written to
+// aux(i, j), and goes through the activation, in the scaling type S (float, or double for FP64
+// C). The choices are run-time values: the main loop is the same machine code with or without
+// them, and one instantiation serves every activation. Kernels apply it in two parts, the bias
+// as they scale a tile and the rest in a loop that is not unrolled (finish_stored), or at once
+// where they store one value a thread (epilogue_value): docs/epilogues.md.
 #pragma once
 
 #include <cstdint>
@@ -81,10 +82,10 @@ __device__ __forceinline__ float tanh_approx(float x) {
     return y;
 }
 
-// An activation as a compile-time value. with_activation(a, fn) calls fn(ActivationIs<a>{}):
-// a loop over a tile's values, written inside fn, is compiled once per activation with no
-// branch a value. (A switch a value inside the unrolled loops of a Hopper tile tripled ptxas's
-// time on the kernel and slowed the build past its budget: docs/epilogues.md#build-time.)
+// An activation as a compile-time value: with_activation(a, fn) calls fn(ActivationIs<a>{}),
+// the run-time activation's dispatch to activate<kA>. (Used in the unrolled loops of a tile,
+// whether per value or hoisted around them, it made ptxas slow and spill:
+// docs/epilogues.md#build-time; the kernels call it from rolled loops only.)
 template <int kActivation>
 using ActivationIs = std::integral_constant<int, kActivation>;
 
@@ -143,17 +144,6 @@ __device__ __forceinline__ S bias_of(const EpilogueArgs<TC>& e, int i, int m) {
     return e.bias != nullptr && i < m ? widen<S>(e.bias[i]) : S(0);
 }
 
-// The rest of the epilogue of C(i, j) with activation kA, v being alpha * acc + beta * C(i, j)
-// + bias[i]: v written to aux(i, j) (inside m x n only), then the activation.
-template <int kA, class TC, class S>
-__device__ __forceinline__ S finish_biased(const EpilogueArgs<TC>& e, int i, int j, int m, int n, S v) {
-    if (e.aux != nullptr && i < m && j < n) e.aux[i + static_cast<int64_t>(j) * e.ld_aux] = narrow<TC>(v);
-    if constexpr (kA < 0)
-        return activate<sizeof(TC) == 2>(e.activation, v);
-    else
-        return activate<kA, sizeof(TC) == 2>(v);
-}
-
 // The second part of the epilogue of C(i, j) for paths that add the bias as they scale a
 // tile and finish it afterwards, in a loop that is not unrolled (finish_stored; Hopper's staged
 // pieces): x, C(i, j)'s value with the bias as rounded to TC, written to aux, then through the
@@ -189,9 +179,9 @@ __device__ __forceinline__ void finish_stored(const EpilogueArgs<TC>& e, TC* C, 
     }
 }
 
-// The whole epilogue of C(i, j), v being alpha * acc + beta * C(i, j).
-// Both parts at once, for paths that store one value a thread: the same values as the two
-// parts give (the activation reads the pre-activation as rounded to TC, as aux holds it).
+// The whole epilogue of C(i, j), v being alpha * acc + beta * C(i, j): both parts at once, for
+// paths that store one value a thread, with the same values as the two parts give (the
+// activation reads the pre-activation as rounded to TC, as aux holds it).
 template <class TC, class S>
 __device__ __forceinline__ S epilogue_value(const EpilogueArgs<TC>& e, int i, int j, int m, int n, S v) {
     return widen<S>(finish_value(e, i, j, m, n, narrow<TC>(v + bias_of<S>(e, i, m))));
