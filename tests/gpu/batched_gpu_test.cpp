@@ -151,29 +151,8 @@ private:
         return c_before_device_.data();
     }
 
-    // Device arrays of A, B and C pointers, one after the other: problem z gets the matrices
-    // at strided position order_[z] (a shuffle, so a kernel that ignored the arrays would fail).
-    void make_arrays() {
-        order_.resize(static_cast<size_t>(c_.batch));
-        std::iota(order_.begin(), order_.end(), 0);
-        std::reverse(order_.begin(), order_.end());
-        if (c_.batch > 2) std::swap(order_[0], order_[1]);
-        std::vector<uintptr_t> ptrs(static_cast<size_t>(3 * c_.batch));
-        const size_t ab = dtype_size(c_.ab), cs = dtype_size(c_.c);
-        for (int64_t z = 0; z < c_.batch; ++z) {
-            ptrs[z] = reinterpret_cast<uintptr_t>(a_.data() + order_[z] * p_.batch.stride_a * ab);
-            ptrs[c_.batch + z] = reinterpret_cast<uintptr_t>(b_.data() + order_[z] * p_.batch.stride_b * ab);
-            ptrs[2 * c_.batch + z] = reinterpret_cast<uintptr_t>(c_buf_.data() + order_[z] * p_.batch.stride_c * cs);
-        }
-        d_arrays_ = DeviceBuffer<uintptr_t>(ptrs.size());
-        d_arrays_.copy_from_host(ptrs.data());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        p_.batch.arrays = true;
-        p_.batch.a_array = reinterpret_cast<const void* const*>(d_arrays_.data());
-        p_.batch.b_array = p_.batch.a_array + c_.batch;
-        p_.batch.c_array = reinterpret_cast<void* const*>(d_arrays_.data()) + 2 * c_.batch;
-        p_.A = p_.B = nullptr, p_.C = nullptr;
-    }
+    // The problems' matrices through pointer arrays in a shuffled order (make_pointer_arrays).
+    void make_arrays() { d_arrays_ = make_pointer_arrays(&p_, &order_); }
 
     BatchCase c_;
     Problem p_;

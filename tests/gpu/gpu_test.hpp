@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -259,6 +260,36 @@ inline std::vector<std::string> run_on_threads(int threads,
         });
     for (std::thread& t : running) t.join();
     return error;
+}
+
+// A pointer-array batch over the matrices of p, a strided batch on the device: device arrays of
+// A, B and C pointers, one after the other, where problem z gets the matrices at strided
+// position order[z] (a shuffle: reversed, the first two swapped, so that a kernel that ignored
+// the arrays would fail). p becomes that batch (its A, B and C NULL); *order receives the
+// shuffle. The returned buffer holds the arrays and must outlive p's use.
+inline DeviceBuffer<uintptr_t> make_pointer_arrays(Problem* p, std::vector<int64_t>* order) {
+    const int64_t count = p->batch.count;
+    order->resize(static_cast<size_t>(count));
+    std::iota(order->begin(), order->end(), 0);
+    std::reverse(order->begin(), order->end());
+    if (count > 2) std::swap((*order)[0], (*order)[1]);
+    std::vector<uintptr_t> ptrs(static_cast<size_t>(3 * count));
+    const size_t ab = dtype_size(p->a_type), cs = dtype_size(p->c_type);
+    for (int64_t z = 0; z < count; ++z) {
+        const int64_t at = (*order)[z];
+        ptrs[z] = reinterpret_cast<uintptr_t>(static_cast<const char*>(p->A) + at * p->batch.stride_a * ab);
+        ptrs[count + z] = reinterpret_cast<uintptr_t>(static_cast<const char*>(p->B) + at * p->batch.stride_b * ab);
+        ptrs[2 * count + z] = reinterpret_cast<uintptr_t>(static_cast<char*>(p->C) + at * p->batch.stride_c * cs);
+    }
+    DeviceBuffer<uintptr_t> arrays(ptrs.size());
+    arrays.copy_from_host(ptrs.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    p->batch.arrays = true;
+    p->batch.a_array = reinterpret_cast<const void* const*>(arrays.data());
+    p->batch.b_array = p->batch.a_array + count;
+    p->batch.c_array = reinterpret_cast<void* const*>(arrays.data()) + 2 * count;
+    p->A = p->B = nullptr, p->C = nullptr;
+    return arrays;
 }
 
 // Captures run(stream) once into a CUDA graph on a non-blocking stream of its own, then
