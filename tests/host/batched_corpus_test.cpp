@@ -289,7 +289,18 @@ TEST(CliArgsBatchedSuite, TypesNeedACorpusSuite) {
     const Parsed r = parse({"bench", "--suite", "ladder", "--types", "f16"});
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(contains(r.err, "--types"));
-    EXPECT_TRUE(contains(r.err, "--suite batched")) << r.err;
+    EXPECT_TRUE(contains(r.err, "--suite shapes, batched or epilogue")) << r.err;
+}
+
+// --suite epilogue (bench_epilogue.cpp) is a corpus suite too: --types is its, --mnk is not.
+TEST(CliArgsBatchedSuite, EpilogueSuiteTakesTypesButNoShapes) {
+    const Parsed ok = parse({"bench", "--suite", "epilogue", "--types", "bf16,f16", "--csv", "x.csv"});
+    EXPECT_TRUE(ok.ok) << ok.err;
+    EXPECT_EQ(ok.opt.suite, "epilogue");
+    const Parsed r = parse({"bench", "--suite", "epilogue", "--mnk", "64"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--mnk")) << r.err;
+    EXPECT_TRUE(contains(r.err, "--suite epilogue")) << r.err;
 }
 
 // The corpus fixes shapes, ops, kernels and types: options that would choose them are errors.
@@ -313,9 +324,10 @@ TEST(CliArgsBatchedSuite, OptionsTheCorpusFixesAreErrors) {
 TEST(CliArgsBatchedSuite, BenchHelpNamesTheSuite) {
     const std::string help = gemmkit::cli::command_help(*gemmkit::cli::find_command("bench"));
     // The option is wider than the help's column: its text starts on the next line, at the column.
-    EXPECT_TRUE(contains(help, "  --suite ladder|shapes|batched\n" + std::string(26, ' ') + "ladder: the default"))
+    EXPECT_TRUE(contains(help, "  --suite ladder|shapes|batched|epilogue\n" + std::string(26, ' ') + "ladder: the default"))
         << help;
     EXPECT_TRUE(contains(help, "batched: the batched corpus"));
+    EXPECT_TRUE(contains(help, "epilogue: linear layers with a fused"));
 }
 
 }  // namespace
