@@ -34,30 +34,18 @@ struct BatchCase {
     const char* kernel = "auto";
 };
 
-// Elements a column-major rows x cols matrix with leading dimension ld spans.
-int64_t footprint(int64_t rows, int64_t cols, int64_t ld) { return rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows; }
-
 // One batch on the device: its operands, C before and after the call, and the strides.
 class DeviceBatch {
 public:
     explicit DeviceBatch(const BatchCase& c, uint64_t seed) : c_(c) {
-        const int64_t rows_a = c.ta == GEMMKIT_OP_N ? c.m : c.k, cols_a = c.ta == GEMMKIT_OP_N ? c.k : c.m;
-        const int64_t rows_b = c.tb == GEMMKIT_OP_N ? c.k : c.n, cols_b = c.tb == GEMMKIT_OP_N ? c.n : c.k;
         p_.transa = c.ta, p_.transb = c.tb;
         p_.m = c.m, p_.n = c.n, p_.k = c.k;
-        p_.lda = std::max<int64_t>(1, rows_a) + c.ld_pad;
-        p_.ldb = std::max<int64_t>(1, rows_b) + c.ld_pad;
-        p_.ldc = std::max<int64_t>(1, c.m) + c.ld_pad;
         p_.alpha = c.alpha, p_.beta = c.beta;
         p_.a_type = c.ab, p_.b_type = c.ab, p_.c_type = c.c;
         p_.compute = c.compute;
         p_.batch.count = c.batch;
-        p_.batch.stride_a = c.shared_a ? 0 : footprint(rows_a, cols_a, p_.lda) + c.stride_gap;
-        p_.batch.stride_b = c.shared_b ? 0 : footprint(rows_b, cols_b, p_.ldb) + c.stride_gap;
-        p_.batch.stride_c = footprint(c.m, c.n, p_.ldc) + c.stride_gap;
-        a_count_ = span(p_.batch.stride_a, footprint(rows_a, cols_a, p_.lda));
-        b_count_ = span(p_.batch.stride_b, footprint(rows_b, cols_b, p_.ldb));
-        c_count_ = span(p_.batch.stride_c, footprint(c.m, c.n, p_.ldc));
+        const BatchElements elements = lay_out_batch(&p_, c.ld_pad, c.stride_gap, c.shared_a, c.shared_b);
+        a_count_ = elements.a, b_count_ = elements.b, c_count_ = elements.c;
         const size_t ab = dtype_size(c.ab), cs = dtype_size(c.c);
         a_ = DeviceBuffer<unsigned char>(a_count_ * ab);
         b_ = DeviceBuffer<unsigned char>(b_count_ * ab);
@@ -138,9 +126,6 @@ public:
     const Problem& problem() const { return p_; }
 
 private:
-    // Elements a batch spans: the last matrix's start plus its footprint.
-    int64_t span(int64_t stride, int64_t one) const { return stride * (c_.batch - 1) + one; }
-
     // C's original values on the device, for widening (kept in a buffer of their own).
     const void* c_buf_before_device() const {
         if (c_before_device_.size() == 0) {

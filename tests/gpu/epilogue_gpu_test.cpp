@@ -46,9 +46,6 @@ struct EpilogueCase {
     uint64_t seed = 1;
 };
 
-// Elements a column-major rows x cols matrix with leading dimension ld spans.
-int64_t footprint(int64_t rows, int64_t cols, int64_t ld) { return rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows; }
-
 // aux's leading dimension exceeds m by this much, so its rows between m and ld_aux are checked too.
 constexpr int64_t kAuxPad = 3;
 
@@ -81,30 +78,21 @@ verify::Tolerance epilogue_tolerance(const EpilogueCase& c) {
 class DeviceEpilogue {
 public:
     explicit DeviceEpilogue(const EpilogueCase& c) : c_(c) {
-        const int64_t rows_a = c.ta == GEMMKIT_OP_N ? c.m : c.k, cols_a = c.ta == GEMMKIT_OP_N ? c.k : c.m;
-        const int64_t rows_b = c.tb == GEMMKIT_OP_N ? c.k : c.n, cols_b = c.tb == GEMMKIT_OP_N ? c.n : c.k;
         p_.transa = c.ta, p_.transb = c.tb;
         p_.m = c.m, p_.n = c.n, p_.k = c.k;
-        p_.lda = std::max<int64_t>(1, rows_a) + c.ld_pad;
-        p_.ldb = std::max<int64_t>(1, rows_b) + c.ld_pad;
-        p_.ldc = std::max<int64_t>(1, c.m) + c.ld_pad;
         p_.alpha = c.alpha, p_.beta = c.beta;
         p_.a_type = c.ab, p_.b_type = c.ab, p_.c_type = c.c;
         p_.compute = c.compute;
         p_.batch.count = c.batch;
-        p_.batch.stride_a = footprint(rows_a, cols_a, p_.lda) + c.stride_gap;
-        p_.batch.stride_b = footprint(rows_b, cols_b, p_.ldb) + c.stride_gap;
-        p_.batch.stride_c = footprint(c.m, c.n, p_.ldc) + c.stride_gap;
+        const BatchElements elements = lay_out_batch(&p_, c.ld_pad, c.stride_gap);
+        a_count_ = elements.a, b_count_ = elements.b, c_count_ = elements.c;
         Epilogue& e = p_.epilogue;
         e.activation = c.act;
         e.ld_aux = std::max<int64_t>(1, c.m) + kAuxPad;
         e.bias_stride = c.shared_bias ? 0 : c.m + c.stride_gap;
         e.aux_stride = footprint(c.m, c.n, e.ld_aux) + 2 + c.stride_gap;
-        a_count_ = span(p_.batch.stride_a, footprint(rows_a, cols_a, p_.lda));
-        b_count_ = span(p_.batch.stride_b, footprint(rows_b, cols_b, p_.ldb));
-        c_count_ = span(p_.batch.stride_c, footprint(c.m, c.n, p_.ldc));
-        bias_count_ = span(e.bias_stride, c.m);
-        aux_count_ = span(e.aux_stride, footprint(c.m, c.n, e.ld_aux));
+        bias_count_ = batch_span(e.bias_stride, c.batch, c.m);
+        aux_count_ = batch_span(e.aux_stride, c.batch, footprint(c.m, c.n, e.ld_aux));
         const size_t ab = dtype_size(c.ab), cs = dtype_size(c.c);
         a_ = DeviceBuffer<unsigned char>(a_count_ * ab);
         b_ = DeviceBuffer<unsigned char>(b_count_ * ab);
@@ -238,9 +226,6 @@ public:
     const Problem& problem() const { return p_; }
 
 private:
-    // Elements a batch spans: the last one's start plus its footprint.
-    int64_t span(int64_t stride, int64_t one) const { return stride * (c_.batch - 1) + one; }
-
     // The problems' matrices through pointer arrays in a shuffled order (make_pointer_arrays);
     // problem z's bias and aux stay at z.
     void make_arrays() { d_arrays_ = make_pointer_arrays(&p_, &order_); }

@@ -262,6 +262,38 @@ inline std::vector<std::string> run_on_threads(int threads,
     return error;
 }
 
+// Elements a column-major rows x cols matrix with leading dimension ld spans.
+inline int64_t footprint(int64_t rows, int64_t cols, int64_t ld) {
+    return rows == 0 || cols == 0 ? 0 : ld * (cols - 1) + rows;
+}
+
+// Elements a batch of `count` matrices spans, each `one` long and `stride` after the last.
+inline int64_t batch_span(int64_t stride, int64_t count, int64_t one) { return stride * (count - 1) + one; }
+
+// Sets p's leading dimensions and batch strides (p's ops, m, n, k and batch.count given) for
+// the batches the GPU tests lay out: each leading dimension the stored rows plus ld_pad, each
+// matrix stride_gap elements after the end of the one before; a shared A or B has stride 0.
+// Returns the elements the A, B and C buffers span.
+struct BatchElements {
+    int64_t a, b, c;
+};
+inline BatchElements lay_out_batch(Problem* p, int64_t ld_pad, int64_t stride_gap, bool shared_a = false,
+                                   bool shared_b = false) {
+    const int64_t rows_a = stored_rows_a(*p), cols_a = p->transa == GEMMKIT_OP_N ? p->k : p->m;
+    const int64_t rows_b = stored_rows_b(*p), cols_b = p->transb == GEMMKIT_OP_N ? p->n : p->k;
+    p->lda = std::max<int64_t>(1, rows_a) + ld_pad;
+    p->ldb = std::max<int64_t>(1, rows_b) + ld_pad;
+    p->ldc = std::max<int64_t>(1, p->m) + ld_pad;
+    const int64_t a = footprint(rows_a, cols_a, p->lda), b = footprint(rows_b, cols_b, p->ldb);
+    const int64_t c = footprint(p->m, p->n, p->ldc);
+    p->batch.stride_a = shared_a ? 0 : a + stride_gap;
+    p->batch.stride_b = shared_b ? 0 : b + stride_gap;
+    p->batch.stride_c = c + stride_gap;
+    const int64_t count = p->batch.count;
+    return {batch_span(p->batch.stride_a, count, a), batch_span(p->batch.stride_b, count, b),
+            batch_span(p->batch.stride_c, count, c)};
+}
+
 // A pointer-array batch over the matrices of p, a strided batch on the device: device arrays of
 // A, B and C pointers, one after the other, where problem z gets the matrices at strided
 // position order[z] (a shuffle: reversed, the first two swapped, so that a kernel that ignored
