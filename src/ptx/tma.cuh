@@ -1,6 +1,7 @@
-// TMA, the bulk tensor copy engine (sm_90): one thread asks for a whole 2-D box of a tensor
-// described by a CUtensorMap (the 3-D forms: a box of one matrix of a batch); the engine writes it to shared memory (swizzled as the map says,
-// out-of-bounds elements zero-filled) and counts the bytes down on an mbarrier.
+// TMA, the bulk tensor copy engine (sm_90): one thread asks for a whole 2-D box of one matrix of
+// a tensor described by a CUtensorMap of rank 3 (a batch of matrices); the engine writes it to
+// shared memory (swizzled as the map says, out-of-bounds elements zero-filled) and counts the
+// bytes down on an mbarrier.
 // The engine also stores boxes from shared memory back to global memory (TMA store).
 // PTX ISA, "Data Movement and Conversion Instructions: cp.async.bulk.tensor",
 // "cp.async.bulk.commit_group", "cp.async.bulk.wait_group", "prefetch.tensormap"; "membar/fence"
@@ -13,28 +14,9 @@
 
 namespace gemmkit::ptx {
 
-// Copies the box whose first element is at coordinates (c0, c1) (c0 the contiguous dimension)
-// into shared memory at `dst`, completing `bytes` of `bar`'s transaction count.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int c0, int c1, uint32_t bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-        "[%4];\n" ::"r"(dst),
-        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
-        : "memory");
-}
-
-// The same box, written at offset `dst` of every CTA of the cluster named in cta_mask (bit r:
-// the CTA of rank r), completing on the mbarrier at offset `bar` of each.
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map, int c0, int c1,
-                                                      uint32_t bar, uint16_t cta_mask) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
-        "[%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(cta_mask)
-        : "memory");
-}
-
-// The 3-D forms, for a batch of matrices (a map of rank 3: c2 is the matrix's index).
+// Copies the box whose first element is at coordinates (c0, c1) of matrix c2 (c0 the contiguous
+// dimension; every map is of rank 3, a batch of one where there is no batch) into shared memory
+// at `dst`, completing `bytes` of `bar`'s transaction count.
 __device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2,
                                            uint32_t bar) {
     asm volatile(
@@ -43,6 +25,9 @@ __device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map
         "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
         : "memory");
 }
+
+// The same box, written at offset `dst` of every CTA of the cluster named in cta_mask (bit r:
+// the CTA of rank r), completing on the mbarrier at offset `bar` of each.
 __device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2,
                                                       uint32_t bar, uint16_t cta_mask) {
     asm volatile(
