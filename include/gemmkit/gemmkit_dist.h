@@ -52,17 +52,20 @@ typedef enum {
 
 typedef struct {
     gemmkit_dist_schedule schedule; /* GEMMKIT_DIST_AUTO */
-    int pieces;                     /* pieces a block is cut into (ReduceScatter); 0: the plan's */
-    int comm_sms;                   /* SMs left to NCCL during overlap, and the most CTAs its
-                                       kernels take; 0: the plan's */
-    double link_gbps;               /* GB/s one rank receives through the overlap's capped
-                                       communicator; 0: the plan's measured figure (docs/dist.md) */
+    int pieces;                     /* pieces a block is cut into (ReduceScatter on capped
+                                       kernels); 0: the plan's */
+    int comm_sms;                   /* SMs left to NCCL during overlap on capped kernels, and
+                                       the most CTAs its kernels take; 0: the plan's */
+    double link_gbps;               /* GB/s one rank receives through the overlap's transport
+                                       (copy engines, or the capped communicator); 0: the
+                                       plan's measured figure (docs/dist.md) */
     int timeout_ms;                 /* how long a shape exchange waits for the peers; 0: 60000 */
 } gemmkit_dist_options;
 
 /* Collective over `comm`'s ranks, each on the device `comm` was made for (the current one).
- * Makes gemmkit's own communicator from `comm` (ncclCommSplit, so NCCL's kernels can be held
- * to few CTAs) and a stream for it. options may be NULL (all defaults). `comm` stays the
+ * Makes gemmkit's own communicators from `comm` (ncclCommSplit: one whose transfers run on the
+ * copy engines where NCCL 2.28+ can, one whose kernels are held to few CTAs) and a stream for
+ * them (docs/dist.md#transports). options may be NULL (all defaults). `comm` stays the
  * caller's and must outlive the context. */
 GEMMKIT_API gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dist_options* options,
                                                gemmkit_dist* out);

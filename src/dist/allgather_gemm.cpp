@@ -5,10 +5,13 @@
 // transfers are enqueued next, step s bringing peer (r - s) mod P's rows straight into their
 // place in the gathered X, and each block's GEMM waits for its own step only. The rows the plan
 // counts as beside the transfers run on the SMs NCCL leaves free; the rest wait for the last
-// transfer and take every SM.
+// transfer and take every SM. On the copy engines (overlap_on_copy_engines) one all-gather moves
+// everything beside the GEMM of a few own rows, and the rest of X follows in one GEMM.
 #include <vector>
 
+#include "dist/copy_rows.hpp"
 #include "dist/ops.hpp"
+#include "dist/trace.hpp"
 
 namespace gemmkit::dist {
 namespace {
@@ -133,12 +136,98 @@ gemmkit_status overlap(const Call& c, const DistPlan& plan, int64_t m, const voi
     return st;
 }
 
+// The overlap on the copy engines. The window is the gathered X, [P][slot_rows][k]: slot q holds
+// rank q's rows, and one in-place ncclAllGather (on copy engines, no SMs) fills the peers'
+// slots, once this rank's rows are copied into its own (copy_rows, on SMs). Where every rank holds slot_rows rows
+// the window is X in order, so after the own rows beside the transfer, the rest of X runs as
+// one GEMM (two where this rank's block is in the middle). The own rows beside the transfer
+// are the block's first (rank 0) or its last (any other), so that what remains is contiguous.
+gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int64_t m, const void* x_local,
+                                       int64_t ldx, void* y, int64_t ldy, void* window) {
+    gemmkit_dist_context* ctx = c.ctx;
+    const int P = ctx->size, r = ctx->rank;
+    const auto deadline = deadline_after_ms(ctx->options.timeout_ms);
+    const int64_t slot_rows = slot_rows_of(m, P, 1);
+    auto slot = [&](int q) { return row_ptr(window, int64_t(q) * slot_rows, c.k, c.elem); };
+    Trace trace(r, c.stream);
+    const int64_t own_begin = row_begin(m, P, r), own_rows = rows_of(m, P, r);
+    // The own rows into their slot first, on SMs and on the caller's stream, before the GEMMs
+    // hold every SM; the transfer waits for it.
+    gemmkit_status st = GEMMKIT_SUCCESS;
+    trace.begin(c.stream, "copy");
+    if (copy_rows(slot(r), c.k * c.elem, x_local, ldx * c.elem, own_rows, c.k * c.elem, ctx->facts.sm_count,
+                  c.stream) != cudaSuccess)
+        st = fail(GEMMKIT_CUDA_ERROR, "copying this rank's rows of X into the window");
+    trace.end(c.stream);
+    if (st == GEMMKIT_SUCCESS) st = order_after(c.stream, ctx->comm_stream);
+    // The own rows beside the transfer, enqueued first: nothing they need moves.
+    const int64_t beside = std::min(own_rows, plan.beside_rows);
+    const int64_t beside_from = r == 0 ? 0 : own_rows - beside;  // within the own block
+    trace.begin(c.stream, "beside");
+    if (st == GEMMKIT_SUCCESS)
+        st = gemm_rows(c, beside, row_ptr(x_local, beside_from, ldx, c.elem), ldx,
+                       row_ptr(y, own_begin + beside_from, ldy, c.elem), ldy, 0, 0);
+    trace.end(c.stream);
+    cudaEvent_t arrived = nullptr;
+    trace.begin(ctx->comm_stream, "gather");
+    if (st == GEMMKIT_SUCCESS)
+        st = settle(ctx, ctx->comm_ce,
+                    ncclAllGather(slot(r), slot(0), static_cast<size_t>(slot_rows * c.k), c.nccl_type, ctx->comm_ce,
+                                  ctx->comm_stream),
+                    "an all-gather on the copy engines", deadline);
+    trace.end(ctx->comm_stream);
+    if (st == GEMMKIT_SUCCESS && (cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming) != cudaSuccess ||
+                                  cudaEventRecord(arrived, ctx->comm_stream) != cudaSuccess ||
+                                  cudaStreamWaitEvent(c.stream, arrived, 0) != cudaSuccess))
+        st = fail(GEMMKIT_CUDA_ERROR, "waiting for the gathered X");
+    // The rest: [0, own_begin + beside_from) and [own_begin + beside_from + beside, m) of X.
+    std::vector<RowRange> rest;
+    if (slot_rows * P == m) {
+        rest = {{0, own_begin + beside_from}, {own_begin + beside_from + beside, m}};
+    } else {  // slots with a row to spare: each block where it lies
+        rest.push_back({own_begin + (r == 0 ? beside : 0), own_begin + (r == 0 ? own_rows : own_rows - beside)});
+        for (int q = 0; q < P; ++q)
+            if (q != r) rest.push_back({row_begin(m, P, q), row_begin(m, P, q + 1)});
+    }
+    for (const RowRange& range : rest) {
+        if (st != GEMMKIT_SUCCESS || range.end <= range.begin) continue;
+        // Where the window is X in order, row i of X is the window's row i; otherwise row i of
+        // block q is row i - row_begin(q) of slot q.
+        int q = 0;
+        while (slot_rows * P != m && row_begin(m, P, q + 1) <= range.begin) ++q;
+        const void* from = slot_rows * P == m ? row_ptr(window, range.begin, c.k, c.elem)
+                                              : row_ptr(slot(q), range.begin - row_begin(m, P, q), c.k, c.elem);
+        trace.begin(c.stream, "rows" + std::to_string(range.begin));
+        st = gemm_rows(c, range.end - range.begin, from, c.k, row_ptr(y, range.begin, ldy, c.elem), ldy, 0, 0);
+        trace.end(c.stream);
+    }
+    if (arrived != nullptr) cudaEventDestroy(arrived);
+    if (st != GEMMKIT_SUCCESS) cudaGetLastError();
+    if (st == GEMMKIT_SUCCESS) trace.print();
+    return st;
+}
+
 }  // namespace
+
+int64_t slot_rows_of(int64_t m, int ranks, int pieces) {
+    const RowRange largest = piece_of(rows_of(m, ranks, 0), pieces, 0);  // rank 0 holds the most rows
+    return largest.end - largest.begin;
+}
 
 gemmkit_status allgather_gemm(const Call& c, const DistPlan& plan, int64_t m, const void* x_local, int64_t ldx, void* y,
                               int64_t ldy) {
     gemmkit_dist_context* ctx = c.ctx;
     if (ctx->size == 1) return gemm_rows(c, m, x_local, ldx, y, ldy, 0, 0);
+    if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
+        const size_t bytes = static_cast<size_t>(ctx->size) * slot_rows_of(m, ctx->size, 1) * c.k * c.elem;  // every rank's
+        void* window = nullptr;
+        if (gemmkit_status s = symmetric_window(ctx, bytes, c.stream, &window, "the gathered X"); s != GEMMKIT_SUCCESS)
+            return s;
+        gemmkit_status s = overlap_on_copy_engines(c, plan, m, x_local, ldx, y, ldy, window);
+        const gemmkit_status joined = order_after(ctx->comm_stream, c.stream);  // all of it, even after a failure
+        done_with_workspace(ctx, c.stream);
+        return s == GEMMKIT_SUCCESS ? joined : s;
+    }
     void* gathered = nullptr;  // [m, k]: the peers' rows in their places (and this rank's, sequential)
     if (gemmkit_status s = workspace(ctx, static_cast<size_t>(m * c.k * c.elem), c.stream, &gathered, "the gathered X");
         s != GEMMKIT_SUCCESS)

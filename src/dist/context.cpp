@@ -2,6 +2,7 @@
 #include "dist/context.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <string>
@@ -56,7 +57,7 @@ gemmkit_status settle(gemmkit_dist_context* ctx, ncclComm_t comm, ncclResult_t r
 
 // Aborts every communicator of ctx: what a timeout leaves behind cannot be trusted.
 gemmkit_status abort_all(gemmkit_dist_context* ctx, const std::string& what) {
-    for (ncclComm_t* c : {&ctx->comm, &ctx->comm_full, &ctx->comm_check}) {
+    for (ncclComm_t* c : {&ctx->comm, &ctx->comm_full, &ctx->comm_check, &ctx->comm_ce}) {
         if (*c != nullptr) ncclCommAbort(*c);
         *c = nullptr;
     }
@@ -135,18 +136,39 @@ gemmkit_status agree_on(gemmkit_dist_context* ctx, const std::array<int64_t, 8>&
     return GEMMKIT_SUCCESS;
 }
 
-gemmkit_status workspace(gemmkit_dist_context* ctx, size_t bytes, cudaStream_t stream, void** out, const char* what) {
+namespace {
+
+// What workspace and symmetric_window share: a buffer grows only outside graph capture (a
+// graph keeps the pointers it was captured with), through `grow`; and a call on another
+// stream than the last one's first waits for that call's use of the buffers.
+template <typename Grow>
+gemmkit_status reserve(gemmkit_dist_context* ctx, size_t bytes, size_t have, cudaStream_t stream, const char* what,
+                       Grow grow) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
         cudaGetLastError();
         return fail(GEMMKIT_CUDA_ERROR, "asking whether the stream is being captured");
     }
     const bool capturing = capture != cudaStreamCaptureStatusNone;
-    if (bytes > ctx->work_bytes) {
+    if (bytes > have) {
         if (capturing)
             return fail(GEMMKIT_INVALID_VALUE, std::string(what) +
                                                    " needs a larger workspace than earlier calls, which cannot be "
                                                    "allocated during graph capture: make the call once outside it first");
+        if (gemmkit_status s = grow(); s != GEMMKIT_SUCCESS) return s;
+    }
+    // A call on the stream of the last one is ordered after it already.
+    if (!capturing && stream != ctx->work_stream && cudaStreamWaitEvent(stream, ctx->work_done, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return fail(GEMMKIT_CUDA_ERROR, "waiting for the previous call's use of the workspace");
+    }
+    return GEMMKIT_SUCCESS;
+}
+
+}  // namespace
+
+gemmkit_status workspace(gemmkit_dist_context* ctx, size_t bytes, cudaStream_t stream, void** out, const char* what) {
+    const gemmkit_status s = reserve(ctx, bytes, ctx->work_bytes, stream, what, [&] {
         // The old one stays allocated: a graph captured earlier may still point into it.
         if (ctx->work != nullptr) ctx->retired.push_back(ctx->work);
         ctx->work = nullptr, ctx->work_bytes = 0;
@@ -157,14 +179,44 @@ gemmkit_status workspace(gemmkit_dist_context* ctx, size_t bytes, cudaStream_t s
                                                   " bytes)");
         }
         ctx->work_bytes = bytes;
-    }
-    // A call on the stream of the last one is ordered after it already.
-    if (!capturing && stream != ctx->work_stream && cudaStreamWaitEvent(stream, ctx->work_done, 0) != cudaSuccess) {
-        cudaGetLastError();
-        return fail(GEMMKIT_CUDA_ERROR, "waiting for the previous call's use of the workspace");
-    }
+        return GEMMKIT_SUCCESS;
+    });
     *out = ctx->work;
-    return GEMMKIT_SUCCESS;
+    return s;
+}
+
+gemmkit_status symmetric_window(gemmkit_dist_context* ctx, size_t bytes, cudaStream_t stream, void** out,
+                                const char* what) {
+#if GEMMKIT_NCCL_COPY_ENGINES
+    gemmkit_dist_context::Window& w = ctx->window;
+    const gemmkit_status s = reserve(ctx, bytes, w.bytes, stream, what, [&] {
+        if (w.base != nullptr) ctx->retired_windows.push_back(w);
+        w = {};
+        // NCCL asks for windows aligned to its granularity; whole MiB are.
+        const size_t rounded = (bytes + (1u << 20) - 1) & ~size_t((1u << 20) - 1);
+        ncclResult_t r = ncclMemAlloc(&w.base, rounded);
+        if (r != ncclSuccess) {
+            w.base = nullptr;
+            return fail(GEMMKIT_ALLOC_FAILED, std::string("no memory for ") + what + " (ncclMemAlloc of " +
+                                                  std::to_string(rounded) + " bytes: " + nccl_text(ctx->comm_ce, r) +
+                                                  ")");
+        }
+        r = ncclCommWindowRegister(ctx->comm_ce, w.base, rounded, &w.handle, NCCL_WIN_COLL_SYMMETRIC);
+        if (r != ncclSuccess) {
+            ncclMemFree(w.base);
+            w = {};
+            return fail(GEMMKIT_CUDA_ERROR, std::string("registering ") + what +
+                                                " as a symmetric window: " + nccl_text(ctx->comm_ce, r));
+        }
+        w.bytes = rounded;
+        return GEMMKIT_SUCCESS;
+    });
+    *out = w.base;
+    return s;
+#else
+    (void)bytes, (void)stream, (void)out;
+    return fail(GEMMKIT_NOT_SUPPORTED, std::string(what) + ": this NCCL has no collectives on copy engines");
+#endif
 }
 
 void done_with_workspace(gemmkit_dist_context* ctx, cudaStream_t stream) {
@@ -190,7 +242,15 @@ void destroy(gemmkit_dist ctx) {
     if (ctx == nullptr) return;
     if (ctx->comm_stream != nullptr) cudaStreamSynchronize(ctx->comm_stream);
     if (ctx->exchange_stream != nullptr) cudaStreamSynchronize(ctx->exchange_stream);
-    for (ncclComm_t c : {ctx->comm, ctx->comm_full, ctx->comm_check}) {
+#if GEMMKIT_NCCL_COPY_ENGINES
+    // Windows go before their communicator (every rank deregisters, as every rank destroys).
+    if (ctx->window.base != nullptr) ctx->retired_windows.push_back(ctx->window);
+    for (const gemmkit_dist_context::Window& w : ctx->retired_windows) {
+        if (ctx->comm_ce != nullptr) ncclCommWindowDeregister(ctx->comm_ce, w.handle);
+        ncclMemFree(w.base);
+    }
+#endif
+    for (ncclComm_t c : {ctx->comm, ctx->comm_full, ctx->comm_check, ctx->comm_ce}) {
         if (c == nullptr) continue;
         ncclResult_t state = ncclCommFinalize(c);
         const auto deadline = gemmkit::dist::deadline_after_ms(ctx->options.timeout_ms);
@@ -246,7 +306,7 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
     auto* ctx = new gemmkit_dist_context;
     ctx->rank = rank, ctx->size = size, ctx->device = device, ctx->options = opt;
     cudaDeviceGetAttribute(&ctx->facts.sm_count, cudaDevAttrMultiProcessorCount, device);
-    if (opt.link_gbps > 0) ctx->facts.link_gbps = opt.link_gbps;
+    if (opt.link_gbps > 0) ctx->facts.link_gbps = ctx->facts.ce_gbps = opt.link_gbps;
     gemmkit::dist::DistRequest request;
     request.comm_sms = opt.comm_sms;
     const int comm_sms = gemmkit::dist::comm_sms_for(request);
@@ -272,6 +332,26 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
             st = gemmkit::dist::settle(ctx, *mine, r, "ncclCommSplit", deadline);
         if (st != GEMMKIT_SUCCESS) break;
     }
+    // The copy engines' communicator, where this NCCL has them (built and loaded: 2.28+) and
+    // GEMMKIT_DIST_COPY_ENGINES is not 0 (which leaves the capped kernels, for comparison).
+    // Every rank must split together, so the choice is each rank's, and made the same way.
+    bool copy_engines = false;
+#if GEMMKIT_NCCL_COPY_ENGINES
+    int version = 0;
+    const char* env = std::getenv("GEMMKIT_DIST_COPY_ENGINES");
+    if (st == GEMMKIT_SUCCESS && ncclGetVersion(&version) == ncclSuccess && version >= NCCL_VERSION(2, 28, 0) &&
+        !(env != nullptr && std::strcmp(env, "0") == 0)) {
+        ncclConfig_t zero = NCCL_CONFIG_INITIALIZER;
+        zero.CTAPolicy = NCCL_CTA_POLICY_ZERO;
+        zero.commName = "gemmkit_dist copy engines";
+        r = ncclCommSplit(comm, 0, rank, &ctx->comm_ce, &zero);
+        if (r != ncclSuccess && r != ncclInProgress)
+            st = fail(GEMMKIT_CUDA_ERROR, std::string("ncclCommSplit: ") + ncclGetErrorString(r));
+        else
+            st = gemmkit::dist::settle(ctx, ctx->comm_ce, r, "ncclCommSplit", deadline);
+        copy_engines = st == GEMMKIT_SUCCESS;
+    }
+#endif
     int lowest = 0, highest = 0;
     cudaError_t err = cudaDeviceGetStreamPriorityRange(&lowest, &highest);
     // NCCL's kernels get the higher priority: launched beside a GEMM, their CTAs take the SMs
@@ -297,7 +377,7 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
         int64_t link_bits = 0;
         std::memcpy(&link_bits, &opt.link_gbps, sizeof link_bits);
         const std::array<int64_t, 8> mine = {opt.schedule, opt.pieces, opt.comm_sms, link_bits,
-                                             ctx->facts.sm_count, 0, 0, 0};
+                                             ctx->facts.sm_count, copy_engines ? 1 : 0, 0, 0};
         const char* const names[] = {"options->schedule", "options->pieces", "options->comm_sms", "options->link_gbps"};
         std::vector<int64_t> all;
         st = gemmkit::dist::exchange(ctx, mine, "exchanging the options", &all);
@@ -307,7 +387,9 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
                     st = fail(GEMMKIT_INVALID_VALUE, std::string(names[j]) + " differs between ranks (rank " +
                                                          std::to_string(q) + "'s is not this one's)");
             ctx->facts.sm_count = std::min<int>(ctx->facts.sm_count, static_cast<int>(all[8 * q + 4]));
+            copy_engines = copy_engines && all[8 * q + 5] == 1;  // only if every rank can
         }
+        ctx->facts.copy_engines = copy_engines;
     }
     if (st != GEMMKIT_SUCCESS) {
         destroy(ctx);  // keeps the message

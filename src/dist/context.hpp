@@ -16,6 +16,14 @@
 #include "dist/dist_plan.hpp"
 #include "gemmkit/gemmkit_dist.h"
 
+// NCCL 2.28 added the collectives on copy engines (CTA policy zero, symmetric windows); built
+// against an older NCCL, the overlap runs on capped kernels only.
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#define GEMMKIT_NCCL_COPY_ENGINES 1
+#else
+#define GEMMKIT_NCCL_COPY_ENGINES 0
+#endif
+
 struct gemmkit_dist_context {
     // Ours, split from the caller's. The two that move data are blocking, so an operation is
     // enqueued the moment it is called; the one that checks the ranks' calls is not, so that a
@@ -23,9 +31,25 @@ struct gemmkit_dist_context {
     ncclComm_t comm = nullptr;        // overlap: NCCL's CTAs capped (the plan's comm_sms)
     ncclComm_t comm_full = nullptr;   // the sequential schedule: NCCL's defaults
     ncclComm_t comm_check = nullptr;  // agree_on's exchange: non-blocking
+    // The overlap on the copy engines (NCCL 2.28+, CTA policy zero): its AllGather and AlltoAll
+    // run on copy engines where both buffers lie in a symmetric window of it. nullptr where
+    // NCCL cannot (then facts.copy_engines is false on every rank).
+    ncclComm_t comm_ce = nullptr;
     void* work = nullptr;             // the workspace, grown (outside graph capture) as calls need
     size_t work_bytes = 0;
     std::vector<void*> retired;       // outgrown workspaces: graphs captured earlier still use them
+    // The copy engines' buffer: ncclMemAlloc'd and registered as a symmetric window of comm_ce.
+    // Its size is a function of what every rank agreed on, so all grow it (collectively) in the
+    // same call. Outgrown ones stay registered and allocated, like `retired`.
+    struct Window {
+        void* base = nullptr;
+        size_t bytes = 0;
+#if GEMMKIT_NCCL_COPY_ENGINES
+        ncclWindow_t handle{};
+#endif
+    };
+    Window window;
+    std::vector<Window> retired_windows;
     cudaEvent_t work_done = nullptr;  // the last call's work on it has finished, on its stream
     cudaStream_t comm_stream = nullptr;  // NCCL's transfers; the GEMMs run on the caller's stream
     cudaStream_t exchange_stream = nullptr;  // agree_on's exchange, never part of a graph capture
@@ -82,5 +106,11 @@ gemmkit_status agree_on(gemmkit_dist_context* ctx, const std::array<int64_t, 8>&
 // marks the end of this call's use.
 gemmkit_status workspace(gemmkit_dist_context* ctx, size_t bytes, cudaStream_t stream, void** out, const char* what);
 void done_with_workspace(gemmkit_dist_context* ctx, cudaStream_t stream);
+
+// As workspace, for the copy engines' buffer (ctx->window): collective, since every rank
+// registers the window together, so `bytes` must be the same on every rank. The same
+// done_with_workspace ends its use.
+gemmkit_status symmetric_window(gemmkit_dist_context* ctx, size_t bytes, cudaStream_t stream, void** out,
+                                const char* what);
 
 }  // namespace gemmkit::dist

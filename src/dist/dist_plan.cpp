@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace gemmkit::dist {
 namespace {
@@ -55,33 +56,102 @@ RowRange piece_of(int64_t rows, int count, int i) {
 
 int comm_sms_for(const DistRequest& r) { return r.comm_sms > 0 ? r.comm_sms : kCommSms; }
 
+namespace {
+
+// What adding the peers' partial sums into a rank's rows costs (GEMM-ReduceScatter on the
+// copy engines): reading them and the rows, writing the rows, at this rate (GB/s).
+constexpr double kAddGbps = 2500;
+
+}  // namespace
+
+namespace {
+
+DistPlan go_sequential(DistPlan p, const std::string& why) {
+    p.schedule = Schedule::kSequential;
+    p.transport = Transport::kCappedKernels;
+    p.pieces = 1;
+    p.comm_sms = 0;
+    p.reasons.push_back("sequential: " + why);
+    return p;
+}
+
+// The overlap on the copy engines: no SMs to NCCL, so every GEMM runs on all of them, and the
+// GEMMs are cut as little as possible (each cut costs a GEMM's ramp and tail).
+//  AllGather: the own rows that cover the transfer run first (beside_rows, at most the own
+//  block); then the rest of the gathered X in one GEMM (two where the own block is in the
+//  middle).
+//  ReduceScatter: the peers' rows' partial sums first, in one GEMM (two where the own block is
+//  in the middle); their exchange runs beside the own rows' GEMM; then one pass adds what
+//  arrived into the own rows.
+DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const DistRequest& r, DistPlan p) {
+    const int P = s.ranks;
+    const bool gather = s.op == DistOp::kAllGatherGemm;
+    const bool forced = r.force == DistRequest::Force::kOverlap;
+    const int64_t block_rows = rows_of(s.m, P, P - 1);
+    const int64_t tiles = tiles_of(block_rows, s.n);
+    if (!forced && tiles < f.sm_count)
+        return go_sequential(p, fmt("a rank's block's GEMM (%.0f rows) has %.0f tiles of 128x256 for %.0f SMs",
+                                    double(block_rows), double(tiles), f.sm_count));
+    const double rows_per_us = s.m / p.gemm_us;
+    const int gemms = P == 2 ? 2 : 3;
+    if (gather) {
+        const int64_t wanted = static_cast<int64_t>(p.comm_us * kTransferMargin * rows_per_us);
+        p.beside_rows = std::min(rows_of(s.m, P, P - 1), std::max(kTileRows, (wanted + kTileRows - 1) / kTileRows * kTileRows));
+        p.overlap_us = std::max(p.beside_rows / rows_per_us, p.comm_us) + (s.m - p.beside_rows) / rows_per_us +
+                       gemms * kStepUs;
+    } else {
+        const double add_us = double(P + 1) * block_rows * s.n * s.elem_bytes / (kAddGbps * 1e3);
+        p.overlap_us = p.gemm_us * (P - 1) / P + std::max(p.gemm_us / P, p.comm_us) + add_us + gemms * kStepUs;
+    }
+    const double gain = (p.sequential_us - p.overlap_us) / p.sequential_us;
+    if (!forced && gain < kMinGain)
+        return go_sequential(p, fmt("overlap %.0f us against sequential %.0f us (%.1f%% < 2%% faster)", p.overlap_us,
+                                    p.sequential_us, 100 * gain));
+    p.schedule = Schedule::kOverlap;
+    p.transport = Transport::kCopyEngines;
+    p.pieces = 1;
+    p.comm_sms = 0;
+    if (gather)
+        p.reasons.push_back("overlap on the copy engines: " + std::to_string(p.beside_rows) +
+                            " own rows first, beside the all-gather; then the other " +
+                            std::to_string(s.m - p.beside_rows) + " rows; every GEMM on all SMs");
+    else
+        p.reasons.push_back("overlap on the copy engines: the peers' rows first; their partial sums move beside the "
+                            "own rows' GEMM, then are added in; every GEMM on all SMs");
+    p.reasons.push_back(fmt("model: overlap %.0f us against sequential %.0f us (%.1f%% faster)", p.overlap_us,
+                            p.sequential_us, 100 * gain) +
+                        (forced ? ", requested" : ""));
+    return p;
+}
+
+}  // namespace
+
 DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r) {
     DistPlan p;
     const int P = s.ranks;
     const bool gather = s.op == DistOp::kAllGatherGemm;
-    p.comm_sms = comm_sms_for(r);
+    p.comm_sms = f.copy_engines ? 0 : comm_sms_for(r);
     p.pieces = gather ? P : (r.pieces > 0 ? r.pieces : kReduceScatterPieces);
     p.gemm_us = 2.0 * s.m * s.n * s.k / (f.gemm_tflops * 1e6);
     // Bytes each rank receives: the other ranks' rows of X, or the other ranks' partial sums
     // of its own rows (as many as it sends of theirs).
     const double moved = double(s.m - rows_of(s.m, P, 0)) * (gather ? s.k : s.n) * s.elem_bytes;
-    // Fewer CTAs move less; more did not move more (16 at P = 4: ~64 GB/s over three peers).
-    const double capped_gbps = f.link_gbps * std::min(p.comm_sms, kCommSms) / kCommSms * (gather ? 1.0 : kRingRate);
-    p.comm_us = moved / (capped_gbps * 1e3);
+    // Capped kernels: fewer CTAs move less; more did not move more (16 at P = 4: ~64 GB/s over
+    // three peers).
+    const double overlap_gbps = f.copy_engines ? f.ce_gbps
+                                               : f.link_gbps * std::min(p.comm_sms, kCommSms) / kCommSms *
+                                                     (gather ? 1.0 : kRingRate);
+    p.comm_us = moved / (overlap_gbps * 1e3);
     p.sequential_us = p.gemm_us + moved / (f.seq_gbps * 1e3);
     p.reasons.push_back(fmt("model: GEMM %.0f us at %.0f TFLOP/s; transfers %.0f us at %.0f GB/s", p.gemm_us,
-                            f.gemm_tflops, p.comm_us, capped_gbps) +
+                            f.gemm_tflops, p.comm_us, overlap_gbps) +
+                        (f.copy_engines ? " on the copy engines" : "") +
                         fmt(" (sequential: %.0f us at %.0f GB/s)", moved / (f.seq_gbps * 1e3), f.seq_gbps));
 
-    auto sequential = [&](std::string why) {
-        p.schedule = Schedule::kSequential;
-        p.pieces = 1;
-        p.comm_sms = 0;
-        p.reasons.push_back("sequential: " + why);
-        return p;
-    };
+    auto sequential = [&](const std::string& why) { return go_sequential(p, why); };
     if (P == 1) return sequential("one rank, nothing to move");
     if (r.force == DistRequest::Force::kSequential) return sequential("requested");
+    if (f.copy_engines) return plan_on_copy_engines(s, f, r, p);
     if (!gather && p.pieces < 2) return sequential("one piece a block leaves nothing to overlap");
 
     // The smallest GEMM the overlap runs: the last rank's block (AllGather), or the last piece
@@ -137,7 +207,9 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
 
 std::string describe(const DistPlan& p) {
     std::string out = p.schedule == Schedule::kOverlap ? "overlap" : "sequential";
-    if (p.schedule == Schedule::kOverlap)
+    if (p.schedule == Schedule::kOverlap && p.transport == Transport::kCopyEngines)
+        out += ", on the copy engines";
+    else if (p.schedule == Schedule::kOverlap)
         out += ", " + std::to_string(p.pieces) + " pieces, " + std::to_string(p.comm_sms) + " SMs to NCCL";
     for (const std::string& line : p.reasons) out += "\n  " + line;
     return out;

@@ -12,6 +12,10 @@ namespace gemmkit::dist {
 
 enum class DistOp { kAllGatherGemm, kGemmReduceScatter };
 enum class Schedule { kSequential, kOverlap };
+// What moves the overlap's data: NCCL's kernels on a communicator held to a few CTAs, which
+// take SMs from the GEMMs, or the GPU's copy engines (NCCL 2.28+'s collectives on symmetric
+// memory windows), which take none. docs/dist.md#transports.
+enum class Transport { kCappedKernels, kCopyEngines };
 
 // One call's sizes as every rank sees them. AllGather-GEMM: n is this rank's columns (n_local),
 // k the full depth. GEMM-ReduceScatter: n the full width, k this rank's slice (k_local).
@@ -32,6 +36,10 @@ struct DistFacts {
     // docs/dist.md#the-plan.
     double link_gbps = 48;
     double seq_gbps = 200;
+    // Whether every rank's context could make a communicator whose AllGather and AlltoAll run
+    // on the copy engines, and what one rank receives through it per second.
+    bool copy_engines = false;
+    double ce_gbps = 300;
 };
 
 // Requests that override the plan (gemmkit_dist_options); 0 / kAuto: the plan's.
@@ -43,11 +51,13 @@ struct DistRequest {
 
 struct DistPlan {
     Schedule schedule = Schedule::kSequential;
-    int pieces = 1;    // GEMM-ReduceScatter: row pieces a rank's block is cut into
+    Transport transport = Transport::kCappedKernels;
+    int pieces = 1;    // GEMM-ReduceScatter on capped kernels: row pieces a rank's block is cut into
     int comm_sms = 0;  // SMs the GEMMs leave to NCCL while a transfer runs beside them
     // AllGather-GEMM: the rows, in the order their GEMMs run (own block, then each peer's), that
     // may run while transfers do, on sm_count - comm_sms SMs; the rest run after the last
-    // transfer, on all of them.
+    // transfer, on all of them. On the copy engines: the own rows whose GEMM runs beside the
+    // all-gather.
     int64_t beside_rows = 0;
     double gemm_us = 0, comm_us = 0;  // the model: the GEMM on all SMs, the overlap's transfers
     double sequential_us = 0, overlap_us = 0;  // the model's times of the two schedules
@@ -73,7 +83,7 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
 // context caps NCCL's CTAs at this when it makes its communicator.
 int comm_sms_for(const DistRequest& r);
 
-// "overlap, 2 pieces, 8 SMs to NCCL" and the reasons, one a line.
+// "overlap, 2 pieces, 8 SMs to NCCL" (or "on the copy engines") and the reasons, one a line.
 std::string describe(const DistPlan& p);
 
 }  // namespace gemmkit::dist

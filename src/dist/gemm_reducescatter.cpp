@@ -5,12 +5,16 @@
 // partial sums of block b = (r - s - 1) mod P on top of those its predecessor sent (the GEMM's
 // beta = 1 adds them) and sends the result on; in step P - 1 the block is r's own and the sum is
 // complete. Each block is cut into pieces, so a piece moves while the next one's GEMM runs.
+// On the copy engines (overlap_on_copy_engines): the peers' rows first, their partial sums
+// exchanged beside the own rows' GEMM, then added in.
 #include "dist/ops.hpp"
 
 #include <string>
 #include <vector>
 
 #include "dist/steps.hpp"
+#include "dist/add_partials.hpp"
+#include "dist/trace.hpp"
 
 namespace gemmkit::dist {
 namespace {
@@ -85,6 +89,69 @@ gemmkit_status ring(const Call& c, const DistPlan& plan, int64_t m, const void* 
     return st;
 }
 
+// The overlap on the copy engines. The peers' rows go first: their partial sums land in the
+// window's send slots, [P][slot_rows][n], slot q for rank q (as one GEMM where the slots follow
+// on as the rows do). Their exchange then runs on copy engines beside the own rows' GEMM (beta
+// 0, straight into y_local), and one pass adds what arrived into y_local. With two ranks the
+// exchange is an in-place ncclAllGather (this rank's partial sums for the peer in its own slot,
+// the peer's for it in the other), which moves nothing twice; beyond, an ncclAlltoAll into
+// receive slots of the same shape.
+gemmkit_status overlap_on_copy_engines(const Call& c, int64_t m, const void* x, int64_t ldx, void* y_local,
+                                       int64_t ldy, void* window) {
+    gemmkit_dist_context* ctx = c.ctx;
+    const int P = ctx->size, r = ctx->rank;
+    const auto deadline = deadline_after_ms(ctx->options.timeout_ms);
+    const int64_t slot_rows = slot_rows_of(m, P, 1);
+    auto slot = [&](int slice, int q) { return row_ptr(window, (int64_t(slice) * P + q) * slot_rows, c.n, c.elem); };
+    const bool pair = P == 2;
+    auto sent = [&](int q) { return slot(0, pair ? r : q); };
+    Trace trace(r, c.stream);
+    gemmkit_status st = GEMMKIT_SUCCESS;
+    for (int q = 0; q < P && st == GEMMKIT_SUCCESS;) {
+        if (q == r || rows_of(m, P, q) == 0) {
+            ++q;
+            continue;
+        }
+        int64_t rows = rows_of(m, P, q);
+        int next = q + 1;  // peers whose slots follow on, as their rows do, run as one GEMM
+        while (!pair && next < P && next != r && rows_of(m, P, next - 1) == slot_rows) rows += rows_of(m, P, next++);
+        trace.begin(c.stream, "peers" + std::to_string(q));
+        st = gemm_rows(c, rows, row_ptr(x, row_begin(m, P, q), ldx, c.elem), ldx, sent(q), c.n, 0, 0);
+        trace.end(c.stream);
+        q = next;
+    }
+    if (st == GEMMKIT_SUCCESS) st = order_after(c.stream, ctx->comm_stream);
+    trace.begin(ctx->comm_stream, "exchange");
+    const size_t count = static_cast<size_t>(slot_rows * c.n);
+    if (st == GEMMKIT_SUCCESS)
+        st = settle(ctx, ctx->comm_ce,
+                    pair ? ncclAllGather(slot(0, r), slot(0, 0), count, c.nccl_type, ctx->comm_ce, ctx->comm_stream)
+                         : ncclAlltoAll(slot(0, 0), slot(1, 0), count, c.nccl_type, ctx->comm_ce, ctx->comm_stream),
+                    "exchanging partial sums on the copy engines", deadline);
+    trace.end(ctx->comm_stream);
+    cudaEvent_t arrived = nullptr;
+    if (st == GEMMKIT_SUCCESS && (cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming) != cudaSuccess ||
+                                  cudaEventRecord(arrived, ctx->comm_stream) != cudaSuccess))
+        st = fail(GEMMKIT_CUDA_ERROR, "recording the partial sums' arrival");
+    const int64_t own_rows = rows_of(m, P, r);
+    trace.begin(c.stream, "own");
+    if (st == GEMMKIT_SUCCESS)
+        st = gemm_rows(c, own_rows, row_ptr(x, row_begin(m, P, r), ldx, c.elem), ldx, y_local, ldy, 0, 0);
+    trace.end(c.stream);
+    if (st == GEMMKIT_SUCCESS && cudaStreamWaitEvent(c.stream, arrived, 0) != cudaSuccess)
+        st = fail(GEMMKIT_CUDA_ERROR, "waiting for the partial sums");
+    trace.begin(c.stream, "add");
+    if (st == GEMMKIT_SUCCESS &&
+        add_partials(c.type, y_local, ldy, slot(pair ? 0 : 1, 0), slot_rows * c.n, P, r, own_rows, c.n,
+                     ctx->facts.sm_count, c.stream) != cudaSuccess)
+        st = fail(GEMMKIT_CUDA_ERROR, "adding the partial sums into y_local");
+    trace.end(c.stream);
+    if (arrived != nullptr) cudaEventDestroy(arrived);
+    if (st != GEMMKIT_SUCCESS) cudaGetLastError();
+    if (st == GEMMKIT_SUCCESS) trace.print();
+    return st;
+}
+
 }  // namespace
 
 gemmkit_status gemm_reducescatter(const Call& c, const DistPlan& plan, int64_t m, const void* x, int64_t ldx,
@@ -92,6 +159,17 @@ gemmkit_status gemm_reducescatter(const Call& c, const DistPlan& plan, int64_t m
     gemmkit_dist_context* ctx = c.ctx;
     const int P = ctx->size;
     if (P == 1) return gemm_rows(c, m, x, ldx, y_local, ldy, 0, 0);
+    if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
+        // Send slots, and (beyond two ranks) receive slots; the same size on every rank.
+        const size_t bytes = (P == 2 ? 1 : 2) * static_cast<size_t>(P) * slot_rows_of(m, P, 1) * c.n * c.elem;
+        void* window = nullptr;
+        if (gemmkit_status s = symmetric_window(ctx, bytes, c.stream, &window, "the partial sums"); s != GEMMKIT_SUCCESS)
+            return s;
+        gemmkit_status s = overlap_on_copy_engines(c, m, x, ldx, y_local, ldy, window);
+        const gemmkit_status joined = order_after(ctx->comm_stream, c.stream);  // all of it, even after a failure
+        done_with_workspace(ctx, c.stream);
+        return s == GEMMKIT_SUCCESS ? joined : s;
+    }
     const int64_t own_rows = rows_of(m, P, ctx->rank);
     // Partial sums of every block ([m, n]), then this rank's result where y_local is not packed.
     const int64_t sum_rows = m + (ldy == c.n ? 0 : own_rows);

@@ -281,14 +281,15 @@ Part part_of(const DistCase& c, int r) {
     return p;
 }
 
-// GEMM-ReduceScatter over P > 1 ranks rounds P - 1 partial sums to the output type before the
-// last one is added (the ring passes them on in that type, as NCCL's reduce-scatter does). Each
-// rounding is at most u_out |partial| <= u_out scale: an elementwise term of (P - 1) u_out scale,
-// and at most (P - 1) u_out more relative Frobenius error. AllGather-GEMM rounds once, as one GEMM.
+// GEMM-ReduceScatter over P > 1 ranks rounds partial sums to the output type before they are
+// added: P - 1 of them in the ring (which passes them on in that type, as NCCL's reduce-scatter
+// does), all P on the copy engines (each rank's GEMM writes its own, then the peers' are added
+// in). Each rounding is at most u_out |partial| <= u_out scale: an elementwise term of P u_out
+// scale, and at most P u_out more relative Frobenius error. AllGather-GEMM rounds once, as one GEMM.
 verify::Tolerance tolerance_of(const DistCase& c) {
     verify::Tolerance tol = verify::tolerance_for(c.type, GEMMKIT_COMPUTE_32F, c.k);
     if (c.op == Op::kReduceScatter && c.ranks > 1) {
-        const double extra = c.ranks - 1;
+        const double extra = c.ranks;
         tol.rel_frobenius += extra * tol.output_roundoff;
         tol.elem_factor += extra * tol.output_roundoff / (tol.unit_roundoff * (std::sqrt(double(c.k)) + 1.0));
     }

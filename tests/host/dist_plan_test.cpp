@@ -497,5 +497,104 @@ TEST(DistPlan, DescribeLeadsWithTheScheduleThenOneReasonALine) {
     EXPECT_EQ(describe(plan_dist(llama_reducescatter(2, 64), DistFacts{}, {})).rfind("sequential\n", 0), 0u);
 }
 
+// ---- the overlap on the copy engines ----
+
+DistFacts copy_engine_facts() {
+    DistFacts f;
+    f.copy_engines = true;
+    return f;
+}
+
+// The overlap's plan on copy engines that move `gbps`, forced, so that the model shows even
+// where it would lose.
+DistPlan forced_on_copy_engines(const DistShape& s, double gbps) {
+    DistFacts f = copy_engine_facts();
+    f.ce_gbps = gbps;
+    DistRequest overlap;
+    overlap.force = DistRequest::Force::kOverlap;
+    return plan_dist(s, f, overlap);
+}
+
+// On the copy engines nothing runs on the GEMMs' SMs: the acceptance layer overlaps at P = 2 and
+// 4, both operations, with no SMs to NCCL, and says so.
+TEST(DistCopyEngines, TheLlamaLayerOverlapsWithNoSmsToNccl) {
+    const DistFacts f = copy_engine_facts();
+    for (int P : {2, 4}) {
+        for (const DistShape& s : {llama_allgather(P), llama_reducescatter(P)}) {
+            SCOPED_TRACE("P " + std::to_string(P) + (s.op == DistOp::kAllGatherGemm ? " AllGather" : " ReduceScatter"));
+            const DistPlan p = plan_dist(s, f, {});
+            ASSERT_EQ(p.schedule, Schedule::kOverlap) << text_of(p);
+            EXPECT_EQ(p.transport, Transport::kCopyEngines) << text_of(p);
+            EXPECT_EQ(p.comm_sms, 0) << text_of(p);
+            EXPECT_LT(p.overlap_us, p.sequential_us) << text_of(p);
+            EXPECT_TRUE(contains(text_of(p), "on the copy engines")) << text_of(p);
+        }
+    }
+}
+
+// AllGather: the own rows that run beside the all-gather cover its modelled time (with a
+// margin) in whole tile rows, and never more than a block; a slower link puts more there.
+TEST(DistCopyEngines, TheOwnRowsBesideTheGatherCoverItsTime) {
+    for (int P : {2, 4}) {
+        const DistShape s = llama_allgather(P);
+        int64_t previous = 0;
+        for (double gbps : {2000.0, 600.0, 300.0, 150.0, 100.0}) {
+            const DistPlan p = forced_on_copy_engines(s, gbps);
+            SCOPED_TRACE(text_of(p));
+            const int64_t block = rows_of(s.m, P, P - 1);
+            EXPECT_GT(p.beside_rows, 0);
+            EXPECT_LE(p.beside_rows, block);
+            EXPECT_TRUE(p.beside_rows % kTileRows == 0 || p.beside_rows == block);
+            EXPECT_GE(p.beside_rows, previous) << "a slower link never puts fewer rows beside the transfer";
+            if (p.beside_rows < block) EXPECT_GE(p.beside_rows, p.comm_us * s.m / p.gemm_us);
+            EXPECT_TRUE(contains(text_of(p), std::to_string(p.beside_rows) + " own rows first"));
+            previous = p.beside_rows;
+        }
+    }
+}
+
+// Requests: forcing the sequential schedule wins, and the overlap moves nothing through the
+// capped communicator, whatever comm_sms says.
+TEST(DistCopyEngines, RequestsOverrideThePlan) {
+    const DistFacts f = copy_engine_facts();
+    DistRequest seq;
+    seq.force = DistRequest::Force::kSequential;
+    const DistPlan p = plan_dist(llama_allgather(2), f, seq);
+    EXPECT_EQ(p.schedule, Schedule::kSequential);
+    EXPECT_EQ(p.transport, Transport::kCappedKernels) << "the sequential schedule uses NCCL's own collectives";
+    DistRequest sms;
+    sms.comm_sms = 16;
+    const DistPlan q = plan_dist(llama_reducescatter(2), f, sms);
+    EXPECT_EQ(q.transport, Transport::kCopyEngines) << text_of(q);
+    EXPECT_EQ(q.comm_sms, 0) << text_of(q);
+}
+
+// Where a block's GEMM leaves SMs idle (m = 256 at these widths), overlap does not pay even
+// on the copy engines, and one rank has nothing to move.
+TEST(DistCopyEngines, SmallBatchesAndOneRankStaySequential) {
+    const DistFacts f = copy_engine_facts();
+    for (int P : {2, 4}) {
+        for (const DistShape& s : {llama_allgather(P, 256), llama_reducescatter(P, 256)}) {
+            const DistPlan p = plan_dist(s, f, {});
+            EXPECT_EQ(p.schedule, Schedule::kSequential) << text_of(p);
+        }
+    }
+    EXPECT_EQ(plan_dist(llama_allgather(1), f, {}).schedule, Schedule::kSequential);
+}
+
+// The model's timelines: with free transfers the overlap costs the GEMM and its launches, and
+// a transfer as long as the whole GEMM cannot hide under less than itself.
+TEST(DistCopyEngines, TheModelIsBoundedByTheGemmAndTheTransfers) {
+    for (const DistShape& s : {llama_allgather(2), llama_reducescatter(2), llama_allgather(4), llama_reducescatter(4)}) {
+        for (double gbps : {1e7, 400.0, 100.0, 10.0}) {
+            const DistPlan p = forced_on_copy_engines(s, gbps);
+            SCOPED_TRACE(text_of(p));
+            EXPECT_GE(p.overlap_us, p.gemm_us);
+            EXPECT_GE(p.overlap_us, p.comm_us);
+            if (gbps > 1e6) EXPECT_LT(p.overlap_us, p.gemm_us * 1.1);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gemmkit::dist
