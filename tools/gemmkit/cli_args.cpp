@@ -295,6 +295,8 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) { return number(v, int64_t{1}, &p->o.ffn, err); }},
     {"--comm-sms", "N", "dist-bench plan", "SMs the overlapped GEMMs leave to NCCL (default: the plan's)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
+    {"--pieces", "N", "dist-bench plan", "pieces a rank's block is cut into for the overlap (default: the plan's)",
+     [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.pieces, err); }},
     {"--suite", "ladder|shapes|batched|epilogue", "bench",
      "ladder: the default suite; shapes: the shape corpus (~70 shapes in classes), auto\n"
      "against cuBLAS for each --types, then its first rows again (the repeat check);\n"

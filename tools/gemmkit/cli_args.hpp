@@ -73,6 +73,7 @@ struct Options {
     int64_t hidden = 8192;            // --hidden H: dist-bench's model width
     int64_t ffn = 28672;              // --ffn F: dist-bench's FFN width, split over the ranks
     int comm_sms = 0;                 // --comm-sms N: SMs left to NCCL during overlap; 0: the plan's
+    int pieces = 0;                   // --pieces N: the overlap's pieces a block; 0: the plan's
     std::string suite = "ladder";     // --suite ladder|shapes|batched: bench's default suite, or a corpus
     std::vector<std::string> types;   // --types LIST: the corpus suites' types; empty: all five
     std::vector<std::string> given;   // the options named on the command line ("--iters"), in order

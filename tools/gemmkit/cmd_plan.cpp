@@ -11,6 +11,10 @@
 #include "plan/corpus.hpp"
 #include "plan/plan.hpp"
 
+#ifdef GEMMKIT_HAVE_NCCL
+#include <nccl.h>
+#endif
+
 namespace gemmkit::cli {
 
 std::vector<const KernelInfo*> print_plans(const Options& o, const DeviceFacts& d) {
@@ -60,8 +64,14 @@ namespace {
 int print_dist_plans(const Options& o, const DeviceFacts& d) {
     dist::DistFacts facts;
     facts.sm_count = d.sm_count;
+    // A context plans on the copy engines where NCCL has them (2.28+, docs/dist.md#transports):
+    // here, where the NCCL this program was built with has.
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    facts.copy_engines = true;
+#endif
     dist::DistRequest request;
     request.comm_sms = o.comm_sms;
+    request.pieces = o.pieces;
     const int P = o.gpus;
     const int64_t width = o.ffn / P;
     std::printf("device: %s (%d SMs), %d GPUs, hidden %lld, FFN %lld (%lld a GPU)\n", d.name.c_str(), d.sm_count, P,

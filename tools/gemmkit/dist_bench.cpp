@@ -260,6 +260,7 @@ int run_dist_bench_rank(const Options& o, int rank, int ranks, const char* id_he
         check(cublasSetStream(R.blas, R.stream), "cublasSetStream");
         gemmkit_dist_options opt{};
         opt.comm_sms = o.comm_sms;
+        opt.pieces = o.pieces;
         check(gemmkit_dist_create(R.world, &opt, &R.auto_ctx), "gemmkit_dist_create");
         opt.schedule = GEMMKIT_DIST_OVERLAP;
         check(gemmkit_dist_create(R.world, &opt, &R.overlap_ctx), "gemmkit_dist_create");
