@@ -96,7 +96,8 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
     const int gemms = P == 2 ? 2 : 3;
     if (gather) {
         const int64_t wanted = static_cast<int64_t>(p.comm_us * kTransferMargin * rows_per_us);
-        p.beside_rows = std::min(rows_of(s.m, P, P - 1), std::max(kTileRows, (wanted + kTileRows - 1) / kTileRows * kTileRows));
+        const int64_t rounded = std::max(kTileRows, (wanted + kTileRows - 1) / kTileRows * kTileRows);
+        p.beside_rows = std::min(rows_of(s.m, P, P - 1), rounded);
         p.overlap_us = std::max(p.beside_rows / rows_per_us, p.comm_us) + (s.m - p.beside_rows) / rows_per_us +
                        gemms * kStepUs;
     } else {
