@@ -333,12 +333,14 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
         if (st != GEMMKIT_SUCCESS) break;
     }
     // The copy engines' communicator, where this NCCL has them (built and loaded: 2.28+) and
-    // GEMMKIT_DIST_COPY_ENGINES is not 0 (which leaves the capped kernels, for comparison).
+    // GEMMKIT_DIST_COPY_ENGINES is not 0 (which leaves the capped kernels, for comparison);
+    // "all" runs every overlap there, not only where it was measured to gain (dist_plan.hpp).
     // Every rank must split together, so the choice is each rank's, and made the same way.
     bool copy_engines = false;
+    const char* env = std::getenv("GEMMKIT_DIST_COPY_ENGINES");
+    ctx->facts.copy_engines_everywhere = env != nullptr && std::strcmp(env, "all") == 0;
 #if GEMMKIT_NCCL_COPY_ENGINES
     int version = 0;
-    const char* env = std::getenv("GEMMKIT_DIST_COPY_ENGINES");
     if (st == GEMMKIT_SUCCESS && ncclGetVersion(&version) == ncclSuccess && version >= NCCL_VERSION(2, 28, 0) &&
         !(env != nullptr && std::strcmp(env, "0") == 0)) {
         ncclConfig_t zero = NCCL_CONFIG_INITIALIZER;
@@ -377,7 +379,8 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
         int64_t link_bits = 0;
         std::memcpy(&link_bits, &opt.link_gbps, sizeof link_bits);
         const std::array<int64_t, 8> mine = {opt.schedule, opt.pieces, opt.comm_sms, link_bits,
-                                             ctx->facts.sm_count, copy_engines ? 1 : 0, 0, 0};
+                                             ctx->facts.sm_count, copy_engines ? 1 : 0,
+                                             ctx->facts.copy_engines_everywhere ? 1 : 0, 0};
         const char* const names[] = {"options->schedule", "options->pieces", "options->comm_sms", "options->link_gbps"};
         std::vector<int64_t> all;
         st = gemmkit::dist::exchange(ctx, mine, "exchanging the options", &all);
@@ -388,6 +391,9 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
                                                          std::to_string(q) + "'s is not this one's)");
             ctx->facts.sm_count = std::min<int>(ctx->facts.sm_count, static_cast<int>(all[8 * q + 4]));
             copy_engines = copy_engines && all[8 * q + 5] == 1;  // only if every rank can
+            if (st == GEMMKIT_SUCCESS && all[8 * q + 6] != mine[6])
+                st = fail(GEMMKIT_INVALID_VALUE, "GEMMKIT_DIST_COPY_ENGINES differs between ranks (rank " +
+                                                     std::to_string(q) + "'s is not this one's)");
         }
         ctx->facts.copy_engines = copy_engines;
     }

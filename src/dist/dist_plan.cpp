@@ -127,11 +127,24 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
 
 }  // namespace
 
+namespace {
+
+// Whether the overlap runs on the copy engines: where every rank has them, for the case they
+// were measured to win (GEMM-ReduceScatter at P = 2: 1.087x, where the capped ring lost), or
+// everywhere when asked. AllGather-GEMM measured 0.995-1.016x on them at P = 2 against 1.04x on
+// capped kernels, and P > 2 has not run in its final form (docs/dist.md#measurements).
+bool on_copy_engines(const DistShape& s, const DistFacts& f) {
+    return f.copy_engines && (f.copy_engines_everywhere || (s.op == DistOp::kGemmReduceScatter && s.ranks == 2));
+}
+
+}  // namespace
+
 DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r) {
     DistPlan p;
     const int P = s.ranks;
     const bool gather = s.op == DistOp::kAllGatherGemm;
-    p.comm_sms = f.copy_engines ? 0 : comm_sms_for(r);
+    const bool engines = on_copy_engines(s, f);
+    p.comm_sms = engines ? 0 : comm_sms_for(r);
     p.pieces = gather ? P : (r.pieces > 0 ? r.pieces : kReduceScatterPieces);
     p.gemm_us = 2.0 * s.m * s.n * s.k / (f.gemm_tflops * 1e6);
     // Bytes each rank receives: the other ranks' rows of X, or the other ranks' partial sums
@@ -139,20 +152,23 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
     const double moved = double(s.m - rows_of(s.m, P, 0)) * (gather ? s.k : s.n) * s.elem_bytes;
     // Capped kernels: fewer CTAs move less; more did not move more (16 at P = 4: ~64 GB/s over
     // three peers).
-    const double overlap_gbps = f.copy_engines ? f.ce_gbps
+    const double overlap_gbps = engines ? f.ce_gbps
                                                : f.link_gbps * std::min(p.comm_sms, kCommSms) / kCommSms *
                                                      (gather ? 1.0 : kRingRate);
     p.comm_us = moved / (overlap_gbps * 1e3);
     p.sequential_us = p.gemm_us + moved / (f.seq_gbps * 1e3);
     p.reasons.push_back(fmt("model: GEMM %.0f us at %.0f TFLOP/s; transfers %.0f us at %.0f GB/s", p.gemm_us,
                             f.gemm_tflops, p.comm_us, overlap_gbps) +
-                        (f.copy_engines ? " on the copy engines" : "") +
+                        (engines ? " on the copy engines" : "") +
                         fmt(" (sequential: %.0f us at %.0f GB/s)", moved / (f.seq_gbps * 1e3), f.seq_gbps));
 
     auto sequential = [&](const std::string& why) { return go_sequential(p, why); };
     if (P == 1) return sequential("one rank, nothing to move");
     if (r.force == DistRequest::Force::kSequential) return sequential("requested");
-    if (f.copy_engines) return plan_on_copy_engines(s, f, r, p);
+    if (engines) return plan_on_copy_engines(s, f, r, p);
+    if (f.copy_engines)
+        p.reasons.push_back("capped kernels: the copy engines are measured to gain only for GEMM-ReduceScatter at "
+                            "P = 2 (GEMMKIT_DIST_COPY_ENGINES=all uses them everywhere)");
     if (!gather && p.pieces < 2) return sequential("one piece a block leaves nothing to overlap");
 
     // The smallest GEMM the overlap runs: the last rank's block (AllGather), or the last piece

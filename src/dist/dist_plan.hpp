@@ -37,8 +37,11 @@ struct DistFacts {
     double link_gbps = 48;
     double seq_gbps = 200;
     // Whether every rank's context could make a communicator whose AllGather and AlltoAll run
-    // on the copy engines, and what one rank receives through it per second.
+    // on the copy engines, and what one rank receives through it per second. The overlap runs
+    // there only where it was measured to gain (GEMM-ReduceScatter at P = 2), or everywhere
+    // with copy_engines_everywhere (GEMMKIT_DIST_COPY_ENGINES=all). docs/dist.md#the-plan.
     bool copy_engines = false;
+    bool copy_engines_everywhere = false;
     double ce_gbps = 300;
 };
 

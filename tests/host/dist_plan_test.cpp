@@ -499,10 +499,35 @@ TEST(DistPlan, DescribeLeadsWithTheScheduleThenOneReasonALine) {
 
 // ---- the overlap on the copy engines ----
 
+// Copy engines everywhere (GEMMKIT_DIST_COPY_ENGINES=all): their schedules for every op and P.
 DistFacts copy_engine_facts() {
     DistFacts f;
     f.copy_engines = true;
+    f.copy_engines_everywhere = true;
     return f;
+}
+
+// By default the copy engines run only the case measured to gain, GEMM-ReduceScatter at P = 2;
+// the rest plan as on capped kernels, and say why.
+TEST(DistCopyEngines, ByDefaultOnlyTheMeasuredCaseRunsThere) {
+    DistFacts f;
+    f.copy_engines = true;
+    for (int P : {2, 4}) {
+        for (const DistShape& s : {llama_allgather(P), llama_reducescatter(P)}) {
+            SCOPED_TRACE("P " + std::to_string(P) + (s.op == DistOp::kAllGatherGemm ? " AllGather" : " ReduceScatter"));
+            const DistPlan p = plan_dist(s, f, {});
+            const DistPlan capped = plan_dist(s, DistFacts{}, {});
+            if (s.op == DistOp::kGemmReduceScatter && P == 2) {
+                EXPECT_EQ(p.schedule, Schedule::kOverlap) << text_of(p);
+                EXPECT_EQ(p.transport, Transport::kCopyEngines) << text_of(p);
+            } else {
+                EXPECT_EQ(p.transport, Transport::kCappedKernels) << text_of(p);
+                EXPECT_EQ(p.schedule, capped.schedule) << text_of(p);
+                EXPECT_EQ(p.comm_sms, capped.comm_sms) << text_of(p);
+                EXPECT_TRUE(contains(text_of(p), "GEMMKIT_DIST_COPY_ENGINES=all")) << text_of(p);
+            }
+        }
+    }
 }
 
 // The overlap's plan on copy engines that move `gbps`, forced, so that the model shows even

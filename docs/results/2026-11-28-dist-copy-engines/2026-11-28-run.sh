@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One device call on a host of 4 GPUs (nvidia-h100-x4): build; gemmkit_dist's GPU tests; whether
+# One device call on a host of 2 or 4 GPUs (nvidia-h100-x2/x4): build; gemmkit_dist's GPU tests
+# (the plan's transports, then capped kernels only, then copy engines only); whether
 # NCCL gives the copy-engine communicator symmetric memory; dist-bench at P = 2 and 4; then, in
-# the time left, the whole GPU test suite in 8 shares, two a GPU. Logs in $OUT (one archive).
+# the time left, the whole GPU test suite, a share on each GPU. Logs in $OUT (one archive).
 # Usage, from the repository root:
 #   docs/results/2026-11-28-dist-copy-engines/2026-11-28-run.sh [SECTIONS]   (default: all)
 # TARGETS (default: the CLI, gemmkit_dist, and every test program) names what the build makes.
@@ -42,9 +43,13 @@ if [[ $sections == *,tests,* ]]; then
     timeout 150 ./$B/tests/gemmkit_dist_gpu_tests --gtest_brief=1 >"$L/dist-tests.log" 2>&1
     echo "dist tests rc=$?"; grep -E "^\[  (PASSED|FAILED)|tests? from .* ran|SKIPPED \]" "$L/dist-tests.log" | head -20
     grep -B2 -A10 "Failure" "$L/dist-tests.log" | head -60
-    # The same tests with the overlap on capped kernels (no copy-engine communicator).
-    GEMMKIT_DIST_COPY_ENGINES=0 timeout 150 ./$B/tests/gemmkit_dist_gpu_tests --gtest_brief=1 >"$L/dist-tests-capped.log" 2>&1
-    echo "dist tests, capped kernels: rc=$?"; grep -E "^\[  (PASSED|FAILED)|tests? from .* ran" "$L/dist-tests-capped.log" | head -5
+    # The same tests with every overlap on capped kernels (=0), and on the copy engines (=all).
+    for mode in 0 all; do
+        GEMMKIT_DIST_COPY_ENGINES=$mode timeout 150 ./$B/tests/gemmkit_dist_gpu_tests --gtest_brief=1 \
+            >"$L/dist-tests-engines-$mode.log" 2>&1
+        echo "dist tests, GEMMKIT_DIST_COPY_ENGINES=$mode: rc=$?"
+        grep -E "^\[  (PASSED|FAILED)|tests? from .* ran" "$L/dist-tests-engines-$mode.log" | head -5
+    done
     timeout 60 ./$B/tests/gemmkit_host_tests --gtest_brief=1 >"$L/host-tests.log" 2>&1
     echo "host tests rc=$?"; tail -2 "$L/host-tests.log"
 fi
@@ -60,6 +65,10 @@ for P in $RANKS; do
     timeout 150 ./$B/gemmkit dist-bench --gpus $P --m 256,1024,8192 --warmup 2 --iters 10 \
         --csv "$L/dist-bench-p$P.csv" >"$L/dist-bench-p$P.log" 2>&1
     echo "rc=$?"; cat "$L/dist-bench-p$P.log"
+    # Every overlap on the copy engines, m = 8192 (the cases the plan does not send there).
+    GEMMKIT_DIST_COPY_ENGINES=all timeout 60 ./$B/gemmkit dist-bench --gpus $P --m 8192 --warmup 2 --iters 10 \
+        >"$L/dist-bench-p$P-engines-all.log" 2>&1
+    echo "rc=$?"; grep -E "^(AllGather|GEMM-Reduce)|plan:" "$L/dist-bench-p$P-engines-all.log"
 done
 if [[ $sections == *,trace,* ]]; then
     for P in $RANKS; do
