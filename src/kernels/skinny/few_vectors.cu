@@ -39,9 +39,12 @@ Args<T, TC, Acc> args_of(const Problem& p, const Plan& plan) {
     a.alpha = static_cast<Acc>(p.alpha);
     a.beta = static_cast<Acc>(p.beta);
     a.k_per_split = plan.bk;
-    a.epi = make_epilogue_args<TC>(p);
-    a.swapped = (plan.config & kConfigSwapped) != 0;
     return a;
+}
+
+template <class TC>
+Epilogue<TC> epilogue_of(const Problem& p, const Plan& plan) {
+    return {make_epilogue_args<TC>(p), (plan.config & kConfigSwapped) != 0};
 }
 
 // Whether every piece of W a lane loads is one aligned load (the kernel's kWide).
@@ -53,12 +56,12 @@ bool wide_loads(const Args<T, TC, Acc>& a, bool dot) {
 }
 
 template <class T, class TC, class Acc, bool kDot>
-cudaError_t launch_form(const Args<T, TC, Acc>& a, dim3 grid, cudaStream_t stream) {
+cudaError_t launch_form(const Args<T, TC, Acc>& a, const Epilogue<TC>& epi, dim3 grid, cudaStream_t stream) {
     if (wide_loads(a, kDot))
         return launch_with_smem(few_vectors_kernel<T, TC, Acc, kDot, true>, grid, threads_of(sizeof(T), kDot),
-                                kSmemBytes, stream, a);
+                                kSmemBytes, stream, a, epi);
     return launch_with_smem(few_vectors_kernel<T, TC, Acc, kDot, false>, grid, threads_of(sizeof(T), kDot),
-                            kSmemBytes, stream, a);
+                            kSmemBytes, stream, a, epi);
 }
 
 template <class T, class TC>
@@ -86,8 +89,9 @@ cudaError_t launch_typed(const Problem& p, const Plan& plan, cudaStream_t stream
         }
     }
     const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(splits), static_cast<unsigned>(groups));
-    const cudaError_t err = dot ? launch_form<T, TC, Acc, true>(a, grid, stream)
-                                : launch_form<T, TC, Acc, false>(a, grid, stream);
+    const Epilogue<TC> epi = epilogue_of<TC>(p, plan);
+    const cudaError_t err = dot ? launch_form<T, TC, Acc, true>(a, epi, grid, stream)
+                                : launch_form<T, TC, Acc, false>(a, epi, grid, stream);
     if (workspace != nullptr) cudaFreeAsync(workspace, stream);  // after the kernel, in stream order
     return err;
 }

@@ -45,8 +45,14 @@ struct Args {
     int64_t k_per_split;  // a multiple of kSplitAlign
     Acc* partials;        // splits x rows x kMaxVectors * gridDim.z, with more than one split
     int* arrivals;        // one counter per (row block, vector group), zeroed before the launch
-    EpilogueArgs<TC> epi;  // the fused epilogue, by C's rows: Y's rows, or its vectors where swapped
-    bool swapped;          // Y = C^T (few rows)
+};
+
+// The fused epilogue, a kernel parameter of its own: as members of Args, its 48 bytes alone took
+// the FP32 dot kernel from 116 registers to 128 and 36 bytes of spills (ptxas -v).
+template <class TC>
+struct Epilogue {
+    EpilogueArgs<TC> args;  // by C's rows: Y's rows, or its vectors where swapped
+    bool swapped;           // Y = C^T (few rows)
 };
 
 // Conversions to and from the accumulation type Acc (FP64 for FP64, else FP32): widen<Acc> and
@@ -135,14 +141,15 @@ __device__ __forceinline__ void load_shared(const Acc* src, Acc (&out)[kN]) {
 // Y(r, v) = alpha * sum + beta * Y(r, v), then the fused epilogue of C's element there; with
 // beta == 0, Y is not read (NaN there stays out).
 template <class T, class TC, class Acc>
-__device__ __forceinline__ void store_result(const Args<T, TC, Acc>& a, int64_t r, int64_t v, Acc sum) {
+__device__ __forceinline__ void store_result(const Args<T, TC, Acc>& a, const Epilogue<TC>& epi, int64_t r, int64_t v,
+                                             Acc sum) {
     TC* y = a.y + r * a.y_r + v * a.y_v;
     const Acc old = a.beta == Acc(0) ? Acc(0) : a.beta * widen<Acc>(*y);
     Acc out = a.alpha * sum + old;
-    if (a.epi.active()) {
+    if (epi.args.active()) {
         const int rows = static_cast<int>(a.rows), vectors = static_cast<int>(a.vectors);
-        out = a.swapped ? epilogue_value(a.epi, static_cast<int>(v), static_cast<int>(r), vectors, rows, out)
-                        : epilogue_value(a.epi, static_cast<int>(r), static_cast<int>(v), rows, vectors, out);
+        out = epi.swapped ? epilogue_value(epi.args, static_cast<int>(v), static_cast<int>(r), vectors, rows, out)
+                          : epilogue_value(epi.args, static_cast<int>(r), static_cast<int>(v), rows, vectors, out);
     }
     *y = narrow<TC>(out);
 }
@@ -151,13 +158,14 @@ __device__ __forceinline__ void store_result(const Args<T, TC, Acc>& a, int64_t 
 // memory. With one split they are the result; otherwise they go to the workspace, and the block
 // that finishes its row block last adds every split's, in split order.
 template <class T, class TC, class Acc, int kRows>
-__device__ void finish(const Args<T, TC, Acc>& a, const Acc* sums, int64_t r0, int64_t v0, int nv) {
+__device__ void finish(const Args<T, TC, Acc>& a, const Epilogue<TC>& epi, const Acc* sums, int64_t r0, int64_t v0,
+                       int nv) {
     const int splits = gridDim.y;
     const int64_t width = int64_t{kMaxVectors} * gridDim.z;  // the workspace's row: every vector group
     if (splits == 1) {
         for (int i = threadIdx.x; i < kRows * kMaxVectors; i += blockDim.x) {
             const int row = i % kRows, v = i / kRows;  // consecutive threads, consecutive rows
-            if (r0 + row < a.rows && v < nv) store_result(a, r0 + row, v0 + v, sums[row * kMaxVectors + v]);
+            if (r0 + row < a.rows && v < nv) store_result(a, epi, r0 + row, v0 + v, sums[row * kMaxVectors + v]);
         }
         return;
     }
@@ -182,7 +190,7 @@ __device__ void finish(const Args<T, TC, Acc>& a, const Acc* sums, int64_t r0, i
         if (r >= a.rows || v >= nv) continue;
         Acc sum = Acc(0);
         for (int s = 0; s < splits; ++s) sum += __ldcg(a.partials + (s * a.rows + r) * width + v0 + v);
-        store_result(a, r, v0 + v, sum);
+        store_result(a, epi, r, v0 + v, sum);
     }
 }
 
@@ -362,7 +370,7 @@ __device__ void axpy_form(const Args<T, TC, Acc>& a, Acc* smem, int64_t r0, int6
 // The block size and the registers the plan counts on (threads_of, blocks_per_sm: geometry.hpp).
 template <class T, class TC, class Acc, bool kDot, bool kWide>
 __global__ void __launch_bounds__(threads_of(sizeof(T), kDot), blocks_per_sm(kDot))
-    few_vectors_kernel(Args<T, TC, Acc> a) {
+    few_vectors_kernel(Args<T, TC, Acc> a, Epilogue<TC> epi) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     Acc* smem = reinterpret_cast<Acc*>(smem_bytes);
     constexpr int kRows = block_rows(sizeof(T), kDot);
@@ -375,7 +383,7 @@ __global__ void __launch_bounds__(threads_of(sizeof(T), kDot), blocks_per_sm(kDo
         dot_form<T, TC, Acc, kWide>(a, smem, r0, k0, k1, v0, nv);
     else
         axpy_form<T, TC, Acc, kWide>(a, smem, r0, k0, k1, v0, nv);
-    finish<T, TC, Acc, kRows>(a, smem, r0, v0, nv);
+    finish<T, TC, Acc, kRows>(a, epi, smem, r0, v0, nv);
 }
 
 }  // namespace gemmkit::skinny
