@@ -146,7 +146,7 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
     gemmkit_dist_context* ctx = c.ctx;
     const int P = ctx->size, r = ctx->rank;
     const auto deadline = deadline_after_ms(ctx->options.timeout_ms);
-    const int64_t slot_rows = slot_rows_of(m, P, 1);
+    const int64_t slot_rows = slot_rows_of(m, P);
     auto slot = [&](int q) { return row_ptr(window, int64_t(q) * slot_rows, c.k, c.elem); };
     Trace trace(r, c.stream);
     const int64_t own_begin = row_begin(m, P, r), own_rows = rows_of(m, P, r);
@@ -206,10 +206,7 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
 
 }  // namespace
 
-int64_t slot_rows_of(int64_t m, int ranks, int pieces) {
-    const RowRange largest = piece_of(rows_of(m, ranks, 0), pieces, 0);  // rank 0 holds the most rows
-    return largest.end - largest.begin;
-}
+int64_t slot_rows_of(int64_t m, int ranks) { return rows_of(m, ranks, 0); }  // rank 0 holds the most rows
 
 gemmkit_status allgather_gemm(const Call& c, const DistPlan& plan, int64_t m, const void* x_local, int64_t ldx, void* y,
                               int64_t ldy) {
@@ -217,7 +214,7 @@ gemmkit_status allgather_gemm(const Call& c, const DistPlan& plan, int64_t m, co
     if (ctx->size == 1) return gemm_rows(c, m, x_local, ldx, y, ldy, 0, 0);
     if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
         // The same on every rank.
-        const size_t bytes = static_cast<size_t>(ctx->size) * slot_rows_of(m, ctx->size, 1) * c.k * c.elem;
+        const size_t bytes = static_cast<size_t>(ctx->size) * slot_rows_of(m, ctx->size) * c.k * c.elem;
         void* window = nullptr;
         if (gemmkit_status s = symmetric_window(ctx, bytes, c.stream, &window, "the gathered X"); s != GEMMKIT_SUCCESS)
             return s;

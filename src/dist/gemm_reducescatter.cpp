@@ -101,7 +101,7 @@ gemmkit_status overlap_on_copy_engines(const Call& c, int64_t m, const void* x, 
     gemmkit_dist_context* ctx = c.ctx;
     const int P = ctx->size, r = ctx->rank;
     const auto deadline = deadline_after_ms(ctx->options.timeout_ms);
-    const int64_t slot_rows = slot_rows_of(m, P, 1);
+    const int64_t slot_rows = slot_rows_of(m, P);
     auto slot = [&](int slice, int q) { return row_ptr(window, (int64_t(slice) * P + q) * slot_rows, c.n, c.elem); };
     const bool pair = P == 2;
     auto sent = [&](int q) { return slot(0, pair ? r : q); };
@@ -161,7 +161,7 @@ gemmkit_status gemm_reducescatter(const Call& c, const DistPlan& plan, int64_t m
     if (P == 1) return gemm_rows(c, m, x, ldx, y_local, ldy, 0, 0);
     if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
         // Send slots, and (beyond two ranks) receive slots; the same size on every rank.
-        const size_t bytes = (P == 2 ? 1 : 2) * static_cast<size_t>(P) * slot_rows_of(m, P, 1) * c.n * c.elem;
+        const size_t bytes = (P == 2 ? 1 : 2) * static_cast<size_t>(P) * slot_rows_of(m, P) * c.n * c.elem;
         void* window = nullptr;
         if (gemmkit_status s = symmetric_window(ctx, bytes, c.stream, &window, "the partial sums"); s != GEMMKIT_SUCCESS)
             return s;
