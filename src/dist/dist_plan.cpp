@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <vector>
 
 namespace gemmkit::dist {
 namespace {
@@ -30,6 +29,9 @@ constexpr double kStepUs = 20;
 // in whole tile rows: a GEMM on all SMs that started while NCCL still held some would wait
 // for them (and its pieces that did not fit would run after the rest).
 constexpr double kTransferMargin = 1.25;
+// What adding the peers' partial sums into a rank's rows costs (GEMM-ReduceScatter on the
+// copy engines): reading them and the rows, writing the rows, at this rate (GB/s).
+constexpr double kAddGbps = 2500;
 
 int64_t tiles_of(int64_t rows, int64_t cols) {
     return ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
@@ -39,6 +41,25 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0, double
     char buf[256];
     std::snprintf(buf, sizeof buf, format, a, b, c, d);
     return buf;
+}
+
+// The rows whose GEMM, at rows_per_us, covers transfers of transfer_us with kTransferMargin to
+// spare: in whole tile rows, at least one, at most `most`.
+int64_t rows_covering(double transfer_us, double rows_per_us, int64_t most) {
+    const int64_t wanted = static_cast<int64_t>(transfer_us * kTransferMargin * rows_per_us);
+    const int64_t rounded = (wanted + kTileRows - 1) / kTileRows * kTileRows;
+    return std::min(most, std::max(rounded, kTileRows));
+}
+
+// The reason a modelled overlap is not worth running, and the model's line where it is.
+std::string too_little_gain(const DistPlan& p, double gain) {
+    return fmt("overlap %.0f us against sequential %.0f us (%.1f%% < 2%% faster)", p.overlap_us, p.sequential_us,
+               100 * gain);
+}
+std::string model_gain(const DistPlan& p, double gain, bool forced) {
+    return fmt("model: overlap %.0f us against sequential %.0f us (%.1f%% faster)", p.overlap_us, p.sequential_us,
+               100 * gain) +
+           (forced ? ", requested" : "");
 }
 
 }  // namespace
@@ -55,14 +76,6 @@ RowRange piece_of(int64_t rows, int count, int i) {
 }
 
 int comm_sms_for(const DistRequest& r) { return r.comm_sms > 0 ? r.comm_sms : kCommSms; }
-
-namespace {
-
-// What adding the peers' partial sums into a rank's rows costs (GEMM-ReduceScatter on the
-// copy engines): reading them and the rows, writing the rows, at this rate (GB/s).
-constexpr double kAddGbps = 2500;
-
-}  // namespace
 
 namespace {
 
@@ -95,9 +108,7 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
     const double rows_per_us = s.m / p.gemm_us;
     const int gemms = P == 2 ? 2 : 3;
     if (gather) {
-        const int64_t wanted = static_cast<int64_t>(p.comm_us * kTransferMargin * rows_per_us);
-        const int64_t rounded = std::max(kTileRows, (wanted + kTileRows - 1) / kTileRows * kTileRows);
-        p.beside_rows = std::min(rows_of(s.m, P, P - 1), rounded);
+        p.beside_rows = rows_covering(p.comm_us, rows_per_us, block_rows);
         p.overlap_us = std::max(p.beside_rows / rows_per_us, p.comm_us) + (s.m - p.beside_rows) / rows_per_us +
                        gemms * kStepUs;
     } else {
@@ -106,8 +117,7 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
     }
     const double gain = (p.sequential_us - p.overlap_us) / p.sequential_us;
     if (!forced && gain < kMinGain)
-        return go_sequential(p, fmt("overlap %.0f us against sequential %.0f us (%.1f%% < 2%% faster)", p.overlap_us,
-                                    p.sequential_us, 100 * gain));
+        return go_sequential(p, too_little_gain(p, gain));
     p.schedule = Schedule::kOverlap;
     p.transport = Transport::kCopyEngines;
     p.pieces = 1;
@@ -119,15 +129,9 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
     else
         p.reasons.push_back("overlap on the copy engines: the peers' rows first; their partial sums move beside the "
                             "own rows' GEMM, then are added in; every GEMM on all SMs");
-    p.reasons.push_back(fmt("model: overlap %.0f us against sequential %.0f us (%.1f%% faster)", p.overlap_us,
-                            p.sequential_us, 100 * gain) +
-                        (forced ? ", requested" : ""));
+    p.reasons.push_back(model_gain(p, gain, forced));
     return p;
 }
-
-}  // namespace
-
-namespace {
 
 // Whether the overlap runs on the copy engines: where every rank has them, for the case they
 // were measured to win (GEMM-ReduceScatter at P = 2: 1.087x, where the capped ring lost), or
@@ -152,9 +156,8 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
     const double moved = double(s.m - rows_of(s.m, P, 0)) * (gather ? s.k : s.n) * s.elem_bytes;
     // Capped kernels: fewer CTAs move less; more did not move more (16 at P = 4: ~64 GB/s over
     // three peers).
-    const double overlap_gbps = engines ? f.ce_gbps
-                                               : f.link_gbps * std::min(p.comm_sms, kCommSms) / kCommSms *
-                                                     (gather ? 1.0 : kRingRate);
+    const double overlap_gbps =
+        engines ? f.ce_gbps : f.link_gbps * std::min(p.comm_sms, kCommSms) / kCommSms * (gather ? 1.0 : kRingRate);
     p.comm_us = moved / (overlap_gbps * 1e3);
     p.sequential_us = p.gemm_us + moved / (f.seq_gbps * 1e3);
     p.reasons.push_back(fmt("model: GEMM %.0f us at %.0f TFLOP/s; transfers %.0f us at %.0f GB/s", p.gemm_us,
@@ -193,18 +196,13 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
         p.overlap_us = std::max(p.overlap_us, p.comm_us) + block_us + P * kStepUs;
         // The rows beside the transfers: enough to cover them (with a margin), in whole tile
         // rows, at most all but the last block (which waits for the last transfer anyway).
-        const double rows_per_us = s.m / (p.gemm_us * slowed);
-        const int64_t wanted = static_cast<int64_t>(p.comm_us * kTransferMargin * rows_per_us);
-        const int64_t rounded = (wanted + kTileRows - 1) / kTileRows * kTileRows;
-        const int64_t most = s.m - block_rows;
-        p.beside_rows = std::min(most, std::max(rounded, kTileRows));
+        p.beside_rows = rows_covering(p.comm_us, s.m / (p.gemm_us * slowed), s.m - block_rows);
     } else {
         p.overlap_us = block_us + (P - 1) * std::max(block_us * slowed, p.comm_us / (P - 1)) + P * p.pieces * kStepUs;
     }
     const double gain = (p.sequential_us - p.overlap_us) / p.sequential_us;
     if (!forced && gain < kMinGain)
-        return sequential(fmt("overlap %.0f us against sequential %.0f us (%.1f%% < 2%% faster)", p.overlap_us,
-                              p.sequential_us, 100 * gain));
+        return sequential(too_little_gain(p, gain));
     p.schedule = Schedule::kOverlap;
     const std::string on = " on " + std::to_string(f.sm_count - p.comm_sms) + " SMs";
     if (gather)
@@ -216,9 +214,7 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
                             " pieces of ~" + std::to_string(piece_rows) + " rows; " +
                             std::to_string(std::max(0, P * p.pieces - 2)) + " of " + std::to_string(P * p.pieces) +
                             " GEMMs" + on);
-    p.reasons.push_back(fmt("model: overlap %.0f us against sequential %.0f us (%.1f%% faster)", p.overlap_us,
-                            p.sequential_us, 100 * gain) +
-                        (forced ? ", requested" : ""));
+    p.reasons.push_back(model_gain(p, gain, forced));
     return p;
 }
 

@@ -571,7 +571,9 @@ TEST(DistCopyEngines, TheOwnRowsBesideTheGatherCoverItsTime) {
             EXPECT_LE(p.beside_rows, block);
             EXPECT_TRUE(p.beside_rows % kTileRows == 0 || p.beside_rows == block);
             EXPECT_GE(p.beside_rows, previous) << "a slower link never puts fewer rows beside the transfer";
-            if (p.beside_rows < block) EXPECT_GE(p.beside_rows, p.comm_us * s.m / p.gemm_us);
+            if (p.beside_rows < block) {
+                EXPECT_GE(p.beside_rows, p.comm_us * s.m / p.gemm_us);
+            }
             EXPECT_TRUE(contains(text_of(p), std::to_string(p.beside_rows) + " own rows first"));
             previous = p.beside_rows;
         }
@@ -616,7 +618,9 @@ TEST(DistCopyEngines, TheModelIsBoundedByTheGemmAndTheTransfers) {
             SCOPED_TRACE(text_of(p));
             EXPECT_GE(p.overlap_us, p.gemm_us);
             EXPECT_GE(p.overlap_us, p.comm_us);
-            if (gbps > 1e6) EXPECT_LT(p.overlap_us, p.gemm_us * 1.1);
+            if (gbps > 1e6) {
+                EXPECT_LT(p.overlap_us, p.gemm_us * 1.1);
+            }
         }
     }
 }
