@@ -212,17 +212,11 @@ gemmkit_status allgather_gemm(const Call& c, const DistPlan& plan, int64_t m, co
                               int64_t ldy) {
     gemmkit_dist_context* ctx = c.ctx;
     if (ctx->size == 1) return gemm_rows(c, m, x_local, ldx, y, ldy, 0, 0);
-    if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
-        // The same on every rank.
-        const size_t bytes = static_cast<size_t>(ctx->size) * slot_rows_of(m, ctx->size) * c.k * c.elem;
-        void* window = nullptr;
-        if (gemmkit_status s = symmetric_window(ctx, bytes, c.stream, &window, "the gathered X"); s != GEMMKIT_SUCCESS)
-            return s;
-        gemmkit_status s = overlap_on_copy_engines(c, plan, m, x_local, ldx, y, ldy, window);
-        const gemmkit_status joined = order_after(ctx->comm_stream, c.stream);  // all of it, even after a failure
-        done_with_workspace(ctx, c.stream);
-        return s == GEMMKIT_SUCCESS ? joined : s;
-    }
+    if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines)
+        return on_window(c, static_cast<size_t>(ctx->size) * slot_rows_of(m, ctx->size) * c.k * c.elem,
+                         "the gathered X", [&](void* window) {
+                             return overlap_on_copy_engines(c, plan, m, x_local, ldx, y, ldy, window);
+                         });
     void* gathered = nullptr;  // [m, k]: the peers' rows in their places (and this rank's, sequential)
     if (gemmkit_status s = workspace(ctx, static_cast<size_t>(m * c.k * c.elem), c.stream, &gathered, "the gathered X");
         s != GEMMKIT_SUCCESS)

@@ -160,15 +160,10 @@ gemmkit_status gemm_reducescatter(const Call& c, const DistPlan& plan, int64_t m
     const int P = ctx->size;
     if (P == 1) return gemm_rows(c, m, x, ldx, y_local, ldy, 0, 0);
     if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
-        // Send slots, and (beyond two ranks) receive slots; the same size on every rank.
+        // Send slots, and (beyond two ranks) receive slots.
         const size_t bytes = (P == 2 ? 1 : 2) * static_cast<size_t>(P) * slot_rows_of(m, P) * c.n * c.elem;
-        void* window = nullptr;
-        if (gemmkit_status s = symmetric_window(ctx, bytes, c.stream, &window, "the partial sums"); s != GEMMKIT_SUCCESS)
-            return s;
-        gemmkit_status s = overlap_on_copy_engines(c, m, x, ldx, y_local, ldy, window);
-        const gemmkit_status joined = order_after(ctx->comm_stream, c.stream);  // all of it, even after a failure
-        done_with_workspace(ctx, c.stream);
-        return s == GEMMKIT_SUCCESS ? joined : s;
+        return on_window(c, bytes, "the partial sums",
+                         [&](void* window) { return overlap_on_copy_engines(c, m, x, ldx, y_local, ldy, window); });
     }
     const int64_t own_rows = rows_of(m, P, ctx->rank);
     // Partial sums of every block ([m, n]), then this rank's result where y_local is not packed.

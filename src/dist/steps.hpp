@@ -33,6 +33,19 @@ gemmkit_status gemm_rows(const Call& c, int64_t rows, const void* x, int64_t ldx
 // `waiter` waits for what `signaler` has enqueued so far.
 gemmkit_status order_after(cudaStream_t signaler, cudaStream_t waiter);
 
+// An overlap on the copy engines: run(window) enqueues it in the context's symmetric window
+// of `bytes` (the same on every rank); then the caller's stream waits for all of it on the
+// comm stream, even after a failure, and the call's use of the window ends.
+template <class Run>
+gemmkit_status on_window(const Call& c, size_t bytes, const char* what, Run run) {
+    void* window = nullptr;
+    if (gemmkit_status s = symmetric_window(c.ctx, bytes, c.stream, &window, what); s != GEMMKIT_SUCCESS) return s;
+    const gemmkit_status s = run(window);
+    const gemmkit_status joined = order_after(c.ctx->comm_stream, c.stream);
+    done_with_workspace(c.ctx, c.stream);
+    return s == GEMMKIT_SUCCESS ? joined : s;
+}
+
 inline const void* row_ptr(const void* base, int64_t row, int64_t ld, int64_t elem) {
     return static_cast<const char*>(base) + row * ld * elem;
 }
