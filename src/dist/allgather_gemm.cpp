@@ -9,6 +9,7 @@
 // everything beside the GEMM of a few own rows, and the rest of X follows in one GEMM.
 #include <vector>
 
+#include "dist/copy_rows.hpp"
 #include "dist/ops.hpp"
 #include "dist/trace.hpp"
 
@@ -137,8 +138,8 @@ gemmkit_status overlap(const Call& c, const DistPlan& plan, int64_t m, const voi
 
 // The overlap on the copy engines. The window is the gathered X, [P][slot_rows][k]: slot q holds
 // rank q's rows, and one in-place ncclAllGather (on copy engines, no SMs) fills the peers'
-// slots, once this rank's rows are copied into its own. Where every rank holds slot_rows
-// rows the window is X in order, so after the own rows beside the transfer, the rest of X runs as
+// slots, once this rank's rows are copied into its own (copy_rows, on SMs). Where every rank
+// holds slot_rows rows the window is X in order, so after the own rows beside the transfer, the rest of X runs as
 // one GEMM (two where this rank's block is in the middle). The own rows beside the transfer
 // are the block's first (rank 0) or its last (any other), so that what remains is contiguous.
 gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int64_t m, const void* x_local,
@@ -150,13 +151,15 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
     auto slot = [&](int q) { return row_ptr(window, int64_t(q) * slot_rows, c.k, c.elem); };
     Trace trace(r, c.stream);
     const int64_t own_begin = row_begin(m, P, r), own_rows = rows_of(m, P, r);
-    gemmkit_status st = order_after(c.stream, ctx->comm_stream);
-    trace.begin(ctx->comm_stream, "copy");
-    if (st == GEMMKIT_SUCCESS && own_rows > 0 &&
-        cudaMemcpy2DAsync(slot(r), c.k * c.elem, x_local, ldx * c.elem, c.k * c.elem, own_rows,
-                          cudaMemcpyDeviceToDevice, ctx->comm_stream) != cudaSuccess)
+    // The own rows into their slot first, on SMs and on the caller's stream, before the GEMMs
+    // hold every SM; the transfer waits for it.
+    gemmkit_status st = GEMMKIT_SUCCESS;
+    trace.begin(c.stream, "copy");
+    if (copy_rows(slot(r), c.k * c.elem, x_local, ldx * c.elem, own_rows, c.k * c.elem, ctx->facts.sm_count,
+                  c.stream) != cudaSuccess)
         st = fail(GEMMKIT_CUDA_ERROR, "copying this rank's rows of X into the window");
-    trace.end(ctx->comm_stream);
+    trace.end(c.stream);
+    if (st == GEMMKIT_SUCCESS) st = order_after(c.stream, ctx->comm_stream);
     // The own rows beside the transfer, enqueued first: nothing they need moves.
     const int64_t beside = std::min(own_rows, plan.beside_rows);
     const int64_t beside_from = r == 0 ? 0 : own_rows - beside;  // within the own block
