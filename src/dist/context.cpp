@@ -333,26 +333,15 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
         if (st != GEMMKIT_SUCCESS) break;
     }
     // The copy engines' communicator, where this NCCL has them (built and loaded: 2.28+) and
-    // GEMMKIT_DIST_COPY_ENGINES is not 0 (which leaves the capped kernels, for comparison);
-    // "all" runs every overlap there, not only where it was measured to gain (dist_plan.hpp).
-    // Every rank must split together, so the choice is each rank's, and made the same way.
-    bool copy_engines = false;
+    // GEMMKIT_DIST_COPY_ENGINES is not 0 (which leaves the capped kernels, for comparison). A
+    // split is collective, so every rank's wish is exchanged with the options first, and the
+    // communicator is made only where every rank can.
     const char* env = std::getenv("GEMMKIT_DIST_COPY_ENGINES");
-    ctx->facts.copy_engines_everywhere = env != nullptr && std::strcmp(env, "all") == 0;
+    const bool engines_off = env != nullptr && std::strcmp(env, "0") == 0;
+    bool copy_engines = false;
 #if GEMMKIT_NCCL_COPY_ENGINES
     int version = 0;
-    if (st == GEMMKIT_SUCCESS && ncclGetVersion(&version) == ncclSuccess && version >= NCCL_VERSION(2, 28, 0) &&
-        !(env != nullptr && std::strcmp(env, "0") == 0)) {
-        ncclConfig_t zero = NCCL_CONFIG_INITIALIZER;
-        zero.CTAPolicy = NCCL_CTA_POLICY_ZERO;
-        zero.commName = "gemmkit_dist copy engines";
-        r = ncclCommSplit(comm, 0, rank, &ctx->comm_ce, &zero);
-        if (r != ncclSuccess && r != ncclInProgress)
-            st = fail(GEMMKIT_CUDA_ERROR, std::string("ncclCommSplit: ") + ncclGetErrorString(r));
-        else
-            st = gemmkit::dist::settle(ctx, ctx->comm_ce, r, "ncclCommSplit", deadline);
-        copy_engines = st == GEMMKIT_SUCCESS;
-    }
+    copy_engines = !engines_off && ncclGetVersion(&version) == ncclSuccess && version >= NCCL_VERSION(2, 28, 0);
 #endif
     int lowest = 0, highest = 0;
     cudaError_t err = cudaDeviceGetStreamPriorityRange(&lowest, &highest);
@@ -379,8 +368,7 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
         int64_t link_bits = 0;
         std::memcpy(&link_bits, &opt.link_gbps, sizeof link_bits);
         const std::array<int64_t, 8> mine = {opt.schedule, opt.pieces, opt.comm_sms, link_bits,
-                                             ctx->facts.sm_count, copy_engines ? 1 : 0,
-                                             ctx->facts.copy_engines_everywhere ? 1 : 0, 0};
+                                             ctx->facts.sm_count, copy_engines ? 1 : 0, engines_off ? 1 : 0, 0};
         const char* const names[] = {"options->schedule", "options->pieces", "options->comm_sms", "options->link_gbps"};
         std::vector<int64_t> all;
         st = gemmkit::dist::exchange(ctx, mine, "exchanging the options", &all);
@@ -395,8 +383,25 @@ extern "C" gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dis
                 st = fail(GEMMKIT_INVALID_VALUE, "GEMMKIT_DIST_COPY_ENGINES differs between ranks (rank " +
                                                      std::to_string(q) + "'s is not this one's)");
         }
-        ctx->facts.copy_engines = copy_engines;
     }
+#if GEMMKIT_NCCL_COPY_ENGINES
+    if (st == GEMMKIT_SUCCESS && copy_engines) {
+        ncclConfig_t zero = NCCL_CONFIG_INITIALIZER;
+        zero.CTAPolicy = NCCL_CTA_POLICY_ZERO;
+        zero.commName = "gemmkit_dist copy engines";
+        r = ncclCommSplit(comm, 0, rank, &ctx->comm_ce, &zero);
+        if (r != ncclSuccess && r != ncclInProgress)
+            st = fail(GEMMKIT_CUDA_ERROR, std::string("ncclCommSplit: ") + ncclGetErrorString(r));
+        else
+            st = gemmkit::dist::settle(ctx, ctx->comm_ce, r, "ncclCommSplit", deadline);
+        // Where one rank's split failed, it returns that error, and the others' wait here ends
+        // at the timeout: no rank plans on copy engines another does not have.
+        std::vector<int64_t> all;
+        if (st == GEMMKIT_SUCCESS)
+            st = gemmkit::dist::exchange(ctx, {1, 0, 0, 0, 0, 0, 0, 0}, "agreeing on the copy engines", &all);
+    }
+#endif
+    ctx->facts.copy_engines = copy_engines;
     if (st != GEMMKIT_SUCCESS) {
         destroy(ctx);  // keeps the message
         return st;

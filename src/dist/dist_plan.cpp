@@ -32,6 +32,12 @@ constexpr double kTransferMargin = 1.25;
 // What adding the peers' partial sums into a rank's rows costs (GEMM-ReduceScatter on the
 // copy engines): reading them and the rows, writing the rows, at this rate (GB/s).
 constexpr double kAddGbps = 2500;
+// ncclAlltoAll on the copy engines also copies a rank's own slot to itself: at P = 4 it took
+// ~590 us where an all-gather of as many bytes to the peers took ~350, as if that self copy
+// moved at this rate (GB/s) after the rest.
+constexpr double kSelfCopyGbps = 140;
+// GEMM-ReduceScatter on the copy engines cuts the columns into at most this many parts.
+constexpr int kMostParts = 4;
 
 int64_t tiles_of(int64_t rows, int64_t cols) {
     return ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
@@ -95,7 +101,9 @@ DistPlan go_sequential(DistPlan p, const std::string& why) {
 //  middle).
 //  ReduceScatter: the peers' rows' partial sums first, in one GEMM (two where the own block is
 //  in the middle); their exchange runs beside the own rows' GEMM; then one pass adds what
-//  arrived into the own rows.
+//  arrived into the own rows. Where the exchange outlasts the own rows' GEMM, the columns are
+//  cut into parts: a part's partial sums move while the next part's GEMMs run, and the last
+//  part's beside the own rows' GEMM. The number of parts is the model's fastest.
 DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const DistRequest& r, DistPlan p) {
     const int P = s.ranks;
     const bool gather = s.op == DistOp::kAllGatherGemm;
@@ -106,39 +114,50 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
         return go_sequential(p, fmt("a rank's block's GEMM (%.0f rows) has %.0f tiles of 128x256 for %.0f SMs",
                                     double(block_rows), double(tiles), f.sm_count));
     const double rows_per_us = s.m / p.gemm_us;
-    const int gemms = P == 2 ? 2 : 3;
+    // GEMMs of the peers' rows: one, or two where the own block is in the middle.
+    const int peer_gemms = P == 2 ? 1 : 2;
     if (gather) {
         p.beside_rows = rows_covering(p.comm_us, rows_per_us, block_rows);
         p.overlap_us = std::max(p.beside_rows / rows_per_us, p.comm_us) + (s.m - p.beside_rows) / rows_per_us +
-                       gemms * kStepUs;
+                       (peer_gemms + 1) * kStepUs;
     } else {
+        // Beyond two ranks the exchange is an ncclAlltoAll, with its self copy.
+        const double exchange_us =
+            p.comm_us + (P > 2 ? double(block_rows) * s.n * s.elem_bytes / (kSelfCopyGbps * 1e3) : 0.0);
         const double add_us = double(P + 1) * block_rows * s.n * s.elem_bytes / (kAddGbps * 1e3);
-        p.overlap_us = p.gemm_us * (P - 1) / P + std::max(p.gemm_us / P, p.comm_us) + add_us + gemms * kStepUs;
+        // Part j's exchange starts once its GEMMs and the exchange before it are done; the
+        // addition, once the own rows' GEMM and the last exchange are.
+        auto time_in = [&](int parts) {
+            const double peers_us = p.gemm_us * (P - 1) / P;
+            double exchanged = 0;
+            for (int j = 1; j <= parts; ++j) exchanged = std::max(peers_us * j / parts, exchanged) + exchange_us / parts;
+            return std::max(peers_us + p.gemm_us / P, exchanged) + add_us + (parts * peer_gemms + 1) * kStepUs;
+        };
+        p.pieces = r.pieces > 0 ? static_cast<int>(std::clamp<int64_t>(s.n, 1, r.pieces)) : 1;  // a part a column at most
+        for (int parts = 2; r.pieces == 0 && parts <= kMostParts; ++parts)
+            if (time_in(parts) < time_in(p.pieces)) p.pieces = parts;
+        p.overlap_us = time_in(p.pieces);
     }
     const double gain = (p.sequential_us - p.overlap_us) / p.sequential_us;
     if (!forced && gain < kMinGain)
         return go_sequential(p, too_little_gain(p, gain));
     p.schedule = Schedule::kOverlap;
     p.transport = Transport::kCopyEngines;
-    p.pieces = 1;
+    if (gather) p.pieces = 1;
     p.comm_sms = 0;
     if (gather)
         p.reasons.push_back("overlap on the copy engines: " + std::to_string(p.beside_rows) +
                             " own rows first, beside the all-gather; then the other " +
                             std::to_string(s.m - p.beside_rows) + " rows; every GEMM on all SMs");
-    else
+    else if (p.pieces == 1)
         p.reasons.push_back("overlap on the copy engines: the peers' rows first; their partial sums move beside the "
                             "own rows' GEMM, then are added in; every GEMM on all SMs");
+    else
+        p.reasons.push_back("overlap on the copy engines: the peers' rows first, in " + std::to_string(p.pieces) +
+                            " column parts, each part's partial sums moving beside the next part's GEMM (the last "
+                            "beside the own rows'), then added in; every GEMM on all SMs");
     p.reasons.push_back(model_gain(p, gain, forced));
     return p;
-}
-
-// Whether the overlap runs on the copy engines: where every rank has them, for the case they
-// were measured to win (GEMM-ReduceScatter at P = 2: 1.087x, where the capped ring lost), or
-// everywhere when asked. AllGather-GEMM measured 0.995-1.016x on them at P = 2 against 1.04x on
-// capped kernels, and P > 2 has not run in its final form (docs/dist.md#measurements).
-bool on_copy_engines(const DistShape& s, const DistFacts& f) {
-    return f.copy_engines && (f.copy_engines_everywhere || (s.op == DistOp::kGemmReduceScatter && s.ranks == 2));
 }
 
 }  // namespace
@@ -147,7 +166,9 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
     DistPlan p;
     const int P = s.ranks;
     const bool gather = s.op == DistOp::kAllGatherGemm;
-    const bool engines = on_copy_engines(s, f);
+    // Where every rank has the copy engines, every overlap runs there: they measured as fast as
+    // the capped kernels or faster everywhere (docs/dist.md#measurements).
+    const bool engines = f.copy_engines;
     p.comm_sms = engines ? 0 : comm_sms_for(r);
     p.pieces = gather ? P : (r.pieces > 0 ? r.pieces : kReduceScatterPieces);
     p.gemm_us = 2.0 * s.m * s.n * s.k / (f.gemm_tflops * 1e6);
@@ -169,9 +190,6 @@ DistPlan plan_dist(const DistShape& s, const DistFacts& f, const DistRequest& r)
     if (P == 1) return sequential("one rank, nothing to move");
     if (r.force == DistRequest::Force::kSequential) return sequential("requested");
     if (engines) return plan_on_copy_engines(s, f, r, p);
-    if (f.copy_engines)
-        p.reasons.push_back("capped kernels: the copy engines are measured to gain only for GEMM-ReduceScatter at "
-                            "P = 2 (GEMMKIT_DIST_COPY_ENGINES=all uses them everywhere)");
     if (!gather && p.pieces < 2) return sequential("one piece a block leaves nothing to overlap");
 
     // The smallest GEMM the overlap runs: the last rank's block (AllGather), or the last piece

@@ -37,11 +37,9 @@ struct DistFacts {
     double link_gbps = 48;
     double seq_gbps = 200;
     // Whether every rank's context could make a communicator whose AllGather and AlltoAll run
-    // on the copy engines, and what one rank receives through it per second. The overlap runs
-    // there only where it was measured to gain (GEMM-ReduceScatter at P = 2), or everywhere
-    // with copy_engines_everywhere (GEMMKIT_DIST_COPY_ENGINES=all). docs/dist.md#the-plan.
+    // on the copy engines (and GEMMKIT_DIST_COPY_ENGINES is not 0), and what one rank receives
+    // through it per second. Where it could, every overlap runs there. docs/dist.md#the-plan.
     bool copy_engines = false;
-    bool copy_engines_everywhere = false;
     double ce_gbps = 300;
 };
 
@@ -55,7 +53,9 @@ struct DistRequest {
 struct DistPlan {
     Schedule schedule = Schedule::kSequential;
     Transport transport = Transport::kCappedKernels;
-    int pieces = 1;    // GEMM-ReduceScatter on capped kernels: row pieces a rank's block is cut into
+    // GEMM-ReduceScatter: on capped kernels, the row pieces a rank's block is cut into; on the
+    // copy engines, the column parts whose partial sums move one after the other.
+    int pieces = 1;
     int comm_sms = 0;  // SMs the GEMMs leave to NCCL while a transfer runs beside them
     // AllGather-GEMM: the rows, in the order their GEMMs run (own block, then each peer's), that
     // may run while transfers do, on sm_count - comm_sms SMs; the rest run after the last

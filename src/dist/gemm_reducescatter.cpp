@@ -90,45 +90,60 @@ gemmkit_status ring(const Call& c, const DistPlan& plan, int64_t m, const void* 
 }
 
 // The overlap on the copy engines. The peers' rows go first: their partial sums land in the
-// window's send slots, [P][slot_rows][n], slot q for rank q (as one GEMM where the slots follow
-// on as the rows do). Their exchange then runs on copy engines beside the own rows' GEMM (beta
-// 0, straight into y_local), and one pass adds what arrived into y_local. With two ranks the
-// exchange is an in-place ncclAllGather (this rank's partial sums for the peer in its own slot,
-// the peer's for it in the other), which moves nothing twice; beyond, an ncclAlltoAll into
-// receive slots of the same shape.
-gemmkit_status overlap_on_copy_engines(const Call& c, int64_t m, const void* x, int64_t ldx, void* y_local,
-                                       int64_t ldy, void* window) {
+// window's send slots, slot q for rank q (as one GEMM where the slots follow on as the rows
+// do). Their exchange then runs on copy engines beside the own rows' GEMM (beta 0, straight
+// into y_local), and one pass adds what arrived into y_local. With two ranks the exchange is
+// an in-place ncclAllGather (this rank's partial sums for the peer in its own slot, the peer's
+// for it in the other), which moves nothing twice; beyond, an ncclAlltoAll into receive slots
+// of the same shape. With plan.pieces > 1 the columns are cut into parts, each with slots of
+// its own ([P][slot_rows][the part's columns]), and a part's exchange runs beside the next
+// part's GEMMs: the last part's beside the own rows' GEMM.
+gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int64_t m, const void* x, int64_t ldx,
+                                       void* y_local, int64_t ldy, void* window) {
     gemmkit_dist_context* ctx = c.ctx;
-    const int P = ctx->size, r = ctx->rank;
+    const int P = ctx->size, r = ctx->rank, parts = plan.pieces;
     const auto deadline = deadline_after_ms(ctx->options.timeout_ms);
     const int64_t slot_rows = slot_rows_of(m, P);
-    auto slot = [&](int slice, int q) { return row_ptr(window, (int64_t(slice) * P + q) * slot_rows, c.n, c.elem); };
     const bool pair = P == 2;
-    auto sent = [&](int q) { return slot(0, pair ? r : q); };
+    // Slot q of column part `cols`, on side 0 (what is sent) or 1 (what arrives, beyond two ranks).
+    auto slot = [&](int side, RowRange cols, int q) {
+        const int64_t before = int64_t(side) * P * slot_rows * c.n + P * slot_rows * cols.begin;
+        return row_ptr(window, before + q * slot_rows * (cols.end - cols.begin), 1, c.elem);
+    };
+    auto sent = [&](RowRange cols, int q) { return slot(0, cols, pair ? r : q); };
+    auto received = [&](RowRange cols) { return slot(pair ? 0 : 1, cols, 0); };
     Trace trace(r, c.stream);
     gemmkit_status st = GEMMKIT_SUCCESS;
-    for (int q = 0; q < P && st == GEMMKIT_SUCCESS;) {
-        if (q == r || rows_of(m, P, q) == 0) {
-            ++q;
-            continue;
+    for (int part = 0; part < parts && st == GEMMKIT_SUCCESS; ++part) {
+        const RowRange cols = piece_of(c.n, parts, part);
+        const Call columns = columns_of(c, cols);
+        const std::string name = parts > 1 ? std::string(".") + std::to_string(part) : std::string();
+        for (int q = 0; q < P && st == GEMMKIT_SUCCESS;) {
+            if (q == r || rows_of(m, P, q) == 0) {
+                ++q;
+                continue;
+            }
+            int64_t rows = rows_of(m, P, q);
+            int next = q + 1;  // peers whose slots follow on, as their rows do, run as one GEMM
+            while (!pair && next < P && next != r && rows_of(m, P, next - 1) == slot_rows) rows += rows_of(m, P, next++);
+            trace.begin(c.stream, "peers" + std::to_string(q) + name);
+            st = gemm_rows(columns, rows, row_ptr(x, row_begin(m, P, q), ldx, c.elem), ldx, sent(cols, q), columns.n,
+                           0, 0);
+            trace.end(c.stream);
+            q = next;
         }
-        int64_t rows = rows_of(m, P, q);
-        int next = q + 1;  // peers whose slots follow on, as their rows do, run as one GEMM
-        while (!pair && next < P && next != r && rows_of(m, P, next - 1) == slot_rows) rows += rows_of(m, P, next++);
-        trace.begin(c.stream, "peers" + std::to_string(q));
-        st = gemm_rows(c, rows, row_ptr(x, row_begin(m, P, q), ldx, c.elem), ldx, sent(q), c.n, 0, 0);
-        trace.end(c.stream);
-        q = next;
+        if (st == GEMMKIT_SUCCESS) st = order_after(c.stream, ctx->comm_stream);
+        trace.begin(ctx->comm_stream, "exchange" + name);
+        const size_t count = static_cast<size_t>(slot_rows * (cols.end - cols.begin));
+        if (st == GEMMKIT_SUCCESS)
+            st = settle(ctx, ctx->comm_ce,
+                        pair ? ncclAllGather(sent(cols, 0), slot(0, cols, 0), count, c.nccl_type, ctx->comm_ce,
+                                             ctx->comm_stream)
+                             : ncclAlltoAll(slot(0, cols, 0), slot(1, cols, 0), count, c.nccl_type, ctx->comm_ce,
+                                            ctx->comm_stream),
+                        "exchanging partial sums on the copy engines", deadline);
+        trace.end(ctx->comm_stream);
     }
-    if (st == GEMMKIT_SUCCESS) st = order_after(c.stream, ctx->comm_stream);
-    trace.begin(ctx->comm_stream, "exchange");
-    const size_t count = static_cast<size_t>(slot_rows * c.n);
-    if (st == GEMMKIT_SUCCESS)
-        st = settle(ctx, ctx->comm_ce,
-                    pair ? ncclAllGather(slot(0, r), slot(0, 0), count, c.nccl_type, ctx->comm_ce, ctx->comm_stream)
-                         : ncclAlltoAll(slot(0, 0), slot(1, 0), count, c.nccl_type, ctx->comm_ce, ctx->comm_stream),
-                    "exchanging partial sums on the copy engines", deadline);
-    trace.end(ctx->comm_stream);
     cudaEvent_t arrived = nullptr;
     if (st == GEMMKIT_SUCCESS && (cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming) != cudaSuccess ||
                                   cudaEventRecord(arrived, ctx->comm_stream) != cudaSuccess))
@@ -141,10 +156,13 @@ gemmkit_status overlap_on_copy_engines(const Call& c, int64_t m, const void* x, 
     if (st == GEMMKIT_SUCCESS && cudaStreamWaitEvent(c.stream, arrived, 0) != cudaSuccess)
         st = fail(GEMMKIT_CUDA_ERROR, "waiting for the partial sums");
     trace.begin(c.stream, "add");
-    if (st == GEMMKIT_SUCCESS &&
-        add_partials(c.type, y_local, ldy, slot(pair ? 0 : 1, 0), slot_rows * c.n, P, r, own_rows, c.n,
-                     ctx->facts.sm_count, c.stream) != cudaSuccess)
-        st = fail(GEMMKIT_CUDA_ERROR, "adding the partial sums into y_local");
+    for (int part = 0; part < parts && st == GEMMKIT_SUCCESS; ++part) {
+        const RowRange cols = piece_of(c.n, parts, part);
+        const int64_t width = cols.end - cols.begin;
+        if (add_partials(c.type, row_ptr(y_local, cols.begin, 1, c.elem), ldy, received(cols), slot_rows * width, P,
+                         r, own_rows, width, ctx->facts.sm_count, c.stream) != cudaSuccess)
+            st = fail(GEMMKIT_CUDA_ERROR, "adding the partial sums into y_local");
+    }
     trace.end(c.stream);
     if (arrived != nullptr) cudaEventDestroy(arrived);
     if (st != GEMMKIT_SUCCESS) cudaGetLastError();
@@ -162,8 +180,9 @@ gemmkit_status gemm_reducescatter(const Call& c, const DistPlan& plan, int64_t m
     if (plan.schedule == Schedule::kOverlap && plan.transport == Transport::kCopyEngines) {
         // Send slots, and (beyond two ranks) receive slots.
         const size_t bytes = (P == 2 ? 1 : 2) * static_cast<size_t>(P) * slot_rows_of(m, P) * c.n * c.elem;
-        return on_window(c, bytes, "the partial sums",
-                         [&](void* window) { return overlap_on_copy_engines(c, m, x, ldx, y_local, ldy, window); });
+        return on_window(c, bytes, "the partial sums", [&](void* window) {
+            return overlap_on_copy_engines(c, plan, m, x, ldx, y_local, ldy, window);
+        });
     }
     const int64_t own_rows = rows_of(m, P, ctx->rank);
     // Partial sums of every block ([m, n]), then this rank's result where y_local is not packed.

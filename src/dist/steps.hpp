@@ -8,6 +8,7 @@
 #include <nccl.h>
 
 #include "dist/context.hpp"
+#include "dist/dist_plan.hpp"
 
 namespace gemmkit::dist {
 
@@ -23,6 +24,16 @@ struct Call {
     gemmkit_op w_op = GEMMKIT_OP_N;
     int64_t ldw = 0;
 };
+
+// The same call on columns [cols.begin, cols.end) of Y: W's rows there (w_op T, W is
+// [n, k]) or its columns (w_op N, W is [k, n]).
+inline Call columns_of(const Call& c, RowRange cols) {
+    Call part = c;
+    part.n = cols.end - cols.begin;
+    const int64_t offset = c.w_op == GEMMKIT_OP_N ? cols.begin : cols.begin * c.ldw;
+    part.w = static_cast<const char*>(c.w) + offset * c.elem;
+    return part;
+}
 
 // Y[rows, n] = X[rows, k] · op(W) + beta · Y (row-major; gemmkit's column-major C^T = op(W)^T X^T).
 // sms > 0 plans the GEMM for at most that many SMs (gemmkit_set_sm_limit), leaving the rest to

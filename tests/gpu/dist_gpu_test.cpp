@@ -847,6 +847,45 @@ TEST(DistEdges, RanksWhoseKLocalStraddlesTheModelPlanAlike) {
     h.expect_correct();
 }
 
+// GEMM-ReduceScatter in three pieces (options.pieces): row pieces of each block on capped
+// kernels, column parts on the copy engines. 1001 columns in three parts put the second and
+// third at offsets no 16-byte load reaches; P = 4 runs the all-to-all.
+class DistPieces : public ::testing::TestWithParam<int> {};
+
+TEST_P(DistPieces, ReduceScatterInThreePiecesMatches) {
+    const int P = GetParam();
+    GET_WORLD_OR_SKIP(w, P);
+    gemmkit_dist_options options{};
+    options.schedule = GEMMKIT_DIST_OVERLAP;
+    options.pieces = 3;
+    options.timeout_ms = kTimeoutMs;
+    std::vector<gemmkit_dist> contexts;
+    ASSERT_EQ(make_contexts(*w, options, &contexts), "");
+    struct Destroy {
+        std::vector<gemmkit_dist>& contexts;
+        ~Destroy() { destroy_contexts(static_cast<int>(contexts.size()), contexts); }
+    } destroy{contexts};
+    for (const Shape& sh : kShapes) {
+        DistCase c;
+        c.op = Op::kReduceScatter, c.schedule = GEMMKIT_DIST_OVERLAP, c.ranks = P, c.shape = sh.name;
+        c.m = sh.m, c.n = sh.n_rs, c.k = sh.k_rs, c.pad = sh.pad, c.seed = 94;
+        for (gemmkit_op w_op : {GEMMKIT_OP_N, GEMMKIT_OP_T}) {
+            c.w_op = w_op;
+            Harness<__nv_bfloat16> h(c, *w);
+            const std::vector<RankResult> res = h.run(&contexts);
+            expect_success(c, res);
+            for (const RankResult& r : res)
+                EXPECT_TRUE(r.plan.find("3 column parts") != std::string::npos ||
+                            r.plan.find("3 pieces") != std::string::npos)
+                    << describe(c) << ": " << r.plan;
+            h.expect_correct();
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dist, DistPieces, ::testing::Values(2, 4),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::string("P") + std::to_string(info.param); });
+
 // A graph keeps working after a larger call outside it has grown the context's workspace (the
 // graph's kernels still point at the workspace of the capture).
 TEST(DistEdges, AGraphSurvivesALargerCallAfterIt) {

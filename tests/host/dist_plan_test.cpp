@@ -499,33 +499,25 @@ TEST(DistPlan, DescribeLeadsWithTheScheduleThenOneReasonALine) {
 
 // ---- the overlap on the copy engines ----
 
-// Copy engines everywhere (GEMMKIT_DIST_COPY_ENGINES=all): their schedules for every op and P.
+// Every rank has the copy engines (NCCL 2.28+, GEMMKIT_DIST_COPY_ENGINES not 0).
 DistFacts copy_engine_facts() {
     DistFacts f;
     f.copy_engines = true;
-    f.copy_engines_everywhere = true;
     return f;
 }
 
-// By default the copy engines run only the case measured to gain, GEMM-ReduceScatter at P = 2;
-// the rest plan as on capped kernels, and say why.
-TEST(DistCopyEngines, ByDefaultOnlyTheMeasuredCaseRunsThere) {
-    DistFacts f;
-    f.copy_engines = true;
+// Where every rank has them, every overlap runs on the copy engines, with no SMs to NCCL;
+// without them the same shapes plan on the capped kernels.
+TEST(DistCopyEngines, EveryOverlapRunsThereWhereEveryRankHasThem) {
     for (int P : {2, 4}) {
         for (const DistShape& s : {llama_allgather(P), llama_reducescatter(P)}) {
             SCOPED_TRACE("P " + std::to_string(P) + (s.op == DistOp::kAllGatherGemm ? " AllGather" : " ReduceScatter"));
-            const DistPlan p = plan_dist(s, f, {});
+            const DistPlan p = plan_dist(s, copy_engine_facts(), {});
+            EXPECT_EQ(p.schedule, Schedule::kOverlap) << text_of(p);
+            EXPECT_EQ(p.transport, Transport::kCopyEngines) << text_of(p);
             const DistPlan capped = plan_dist(s, DistFacts{}, {});
-            if (s.op == DistOp::kGemmReduceScatter && P == 2) {
-                EXPECT_EQ(p.schedule, Schedule::kOverlap) << text_of(p);
-                EXPECT_EQ(p.transport, Transport::kCopyEngines) << text_of(p);
-            } else {
-                EXPECT_EQ(p.transport, Transport::kCappedKernels) << text_of(p);
-                EXPECT_EQ(p.schedule, capped.schedule) << text_of(p);
-                EXPECT_EQ(p.comm_sms, capped.comm_sms) << text_of(p);
-                EXPECT_TRUE(contains(text_of(p), "GEMMKIT_DIST_COPY_ENGINES=all")) << text_of(p);
-            }
+            EXPECT_EQ(capped.transport, Transport::kCappedKernels) << text_of(capped);
+            EXPECT_FALSE(contains(text_of(capped), "copy engines")) << text_of(capped);
         }
     }
 }
@@ -538,6 +530,43 @@ DistPlan forced_on_copy_engines(const DistShape& s, double gbps) {
     DistRequest overlap;
     overlap.force = DistRequest::Force::kOverlap;
     return plan_dist(s, f, overlap);
+}
+
+// GEMM-ReduceScatter on the copy engines cuts the columns into parts where the exchange (with
+// the all-to-all's self copy beyond two ranks) outlasts the own rows' GEMM: none at P = 2, where
+// it hides under it; some at P = 4; never fewer as the link slows, and the model's fastest count.
+TEST(DistCopyEngines, ReduceScatterCutsColumnsWhereTheExchangeOutlastsTheOwnGemm) {
+    const DistFacts f = copy_engine_facts();
+    const DistPlan two = plan_dist(llama_reducescatter(2), f, {});
+    EXPECT_EQ(two.pieces, 1) << text_of(two);
+    EXPECT_LT(two.comm_us, two.gemm_us / 2) << text_of(two);
+    const DistPlan four = plan_dist(llama_reducescatter(4), f, {});
+    EXPECT_GE(four.pieces, 2) << text_of(four);
+    EXPECT_TRUE(contains(text_of(four), std::to_string(four.pieces) + " column parts")) << text_of(four);
+    int previous = 1;
+    for (double gbps : {1e7, 600.0, 300.0, 150.0, 50.0}) {
+        const DistPlan p = forced_on_copy_engines(llama_reducescatter(4), gbps);
+        SCOPED_TRACE(text_of(p));
+        EXPECT_GE(p.pieces, previous) << "a slower link never takes fewer parts";
+        EXPECT_GE(p.pieces, 1);
+        EXPECT_LE(p.pieces, 4);
+        for (int parts = 1; parts <= 4; ++parts) {
+            DistFacts slow = copy_engine_facts();
+            slow.ce_gbps = gbps;
+            DistRequest asked;
+            asked.force = DistRequest::Force::kOverlap;
+            asked.pieces = parts;
+            const DistPlan q = plan_dist(llama_reducescatter(4), slow, asked);
+            EXPECT_EQ(q.pieces, parts) << text_of(q);
+            EXPECT_LE(p.overlap_us, q.overlap_us) << parts << " parts: " << text_of(q);
+        }
+        previous = p.pieces;
+    }
+    // A part is at least a column wide.
+    DistRequest many;
+    many.force = DistRequest::Force::kOverlap;
+    many.pieces = 64;
+    EXPECT_EQ(plan_dist(reducescatter(8192, 16, 8192, 4), f, many).pieces, 16);
 }
 
 // On the copy engines nothing runs on the GEMMs' SMs: the acceptance layer overlaps at P = 2 and

@@ -6,7 +6,7 @@
 # Usage, from the repository root:
 #   docs/results/2026-11-28-dist-copy-engines/2026-11-28-run.sh [SECTIONS]   (default: all)
 # TARGETS (default: the CLI, gemmkit_dist, and every test program) names what the build makes.
-# SECTIONS: any of build tests info p2 p4 trace pieces suite, comma-separated. BUDGET (s, default
+# SECTIONS: any of build tests info p2 p4 trace pieces batch suite, comma-separated. BUDGET (s, default
 # 570) caps it. trace: one call of each op at m = 8192 with GEMMKIT_DIST_TRACE (src/dist/trace.hpp);
 # pieces: dist-bench at m = 8192 with each --pieces.
 set -uo pipefail
@@ -43,8 +43,9 @@ if [[ $sections == *,tests,* ]]; then
     timeout 150 ./$B/tests/gemmkit_dist_gpu_tests --gtest_brief=1 >"$L/dist-tests.log" 2>&1
     echo "dist tests rc=$?"; grep -E "^\[  (PASSED|FAILED)|tests? from .* ran|SKIPPED \]" "$L/dist-tests.log" | head -20
     grep -B2 -A10 "Failure" "$L/dist-tests.log" | head -60
-    # The same tests with every overlap on capped kernels (=0), and on the copy engines (=all).
-    for mode in 0 all; do
+    # The same tests with every overlap on capped kernels (=0). (Before call 6, =all put every
+    # overlap on the copy engines, as the plan now does by default.)
+    for mode in ${MODES:-0}; do
         GEMMKIT_DIST_COPY_ENGINES=$mode timeout 150 ./$B/tests/gemmkit_dist_gpu_tests --gtest_brief=1 \
             >"$L/dist-tests-engines-$mode.log" 2>&1
         echo "dist tests, GEMMKIT_DIST_COPY_ENGINES=$mode: rc=$?"
@@ -65,10 +66,11 @@ for P in $RANKS; do
     timeout 150 ./$B/gemmkit dist-bench --gpus $P --m 256,1024,8192 --warmup 2 --iters 10 \
         --csv "$L/dist-bench-p$P.csv" >"$L/dist-bench-p$P.log" 2>&1
     echo "rc=$?"; cat "$L/dist-bench-p$P.log"
-    # Every overlap on the copy engines, m = 8192 (the cases the plan does not send there).
-    GEMMKIT_DIST_COPY_ENGINES=all timeout 60 ./$B/gemmkit dist-bench --gpus $P --m 8192 --warmup 2 --iters 10 \
-        >"$L/dist-bench-p$P-engines-all.log" 2>&1
-    echo "rc=$?"; grep -E "^(AllGather|GEMM-Reduce)|plan:" "$L/dist-bench-p$P-engines-all.log"
+    # m = 8192 with the other transport: =0 capped kernels (=all, before call 6: the copy engines).
+    mode=${BENCH_MODE:-0}
+    GEMMKIT_DIST_COPY_ENGINES=$mode timeout 60 ./$B/gemmkit dist-bench --gpus $P --m 8192 --warmup 2 --iters 10 \
+        >"$L/dist-bench-p$P-engines-$mode.log" 2>&1
+    echo "rc=$?"; grep -E "^(AllGather|GEMM-Reduce)|plan:" "$L/dist-bench-p$P-engines-$mode.log"
 done
 if [[ $sections == *,trace,* ]]; then
     for P in $RANKS; do
@@ -88,6 +90,11 @@ if [[ $sections == *,pieces,* ]]; then
         done
     done
 fi
+if [[ $sections == *,batch,* ]]; then
+    stage "batched API tests"
+    timeout 60 ./$B/tests/gemmkit_gpu_tests --gtest_filter='BatchedApiGpuTest.*' >"$L/batched-api-tests.log" 2>&1
+    echo "rc=$?"; grep -E "^\[ +(OK|FAILED|RUN) |PASSED|ran" "$L/batched-api-tests.log" | tail -8
+fi
 if [[ $sections == *,suite,* ]]; then
     t=$(left 15)
     stage "GPU suite, a share on each of $GPUS GPUs, ${t}s"
@@ -95,7 +102,7 @@ if [[ $sections == *,suite,* ]]; then
         # One share a GPU; without --gtest_brief, so a share cut off by the timeout still shows how far it got.
         for ((i = 0; i < GPUS; i++)); do
             CUDA_VISIBLE_DEVICES=$i GTEST_SHARD_INDEX=$i GTEST_TOTAL_SHARDS=$GPUS timeout "$t" \
-                ./$B/tests/gemmkit_gpu_tests >"$L/gpu-suite-$i.log" 2>&1 &
+                ./$B/tests/gemmkit_gpu_tests --gtest_filter="${SUITE_FILTER:-*}" >"$L/gpu-suite-$i.log" 2>&1 &
         done
         wait
         for ((i = 0; i < GPUS; i++)); do
