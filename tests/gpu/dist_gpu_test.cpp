@@ -86,6 +86,25 @@ void destroy_contexts(int ranks, const std::vector<gemmkit_dist>& contexts) {
     on_every_rank(ranks, [&](int r) { gemmkit_dist_destroy(contexts[r]); });
 }
 
+// A test's own contexts, one per rank with the same options, destroyed together at its end.
+class ScopedContexts {
+public:
+    ScopedContexts(World& w, const gemmkit_dist_options& options) : ranks_(w.ranks) {
+        error_ = make_contexts(w, options, &contexts_);
+    }
+    ~ScopedContexts() { destroy_contexts(ranks_, contexts_); }
+    ScopedContexts(const ScopedContexts&) = delete;
+    ScopedContexts& operator=(const ScopedContexts&) = delete;
+
+    const std::string& error() const { return error_; }  // "" when every rank made its context
+    const std::vector<gemmkit_dist>* get() const { return &contexts_; }
+
+private:
+    int ranks_;
+    std::vector<gemmkit_dist> contexts_;
+    std::string error_;
+};
+
 // Communicators over devices 0..ranks-1 (ncclCommInitAll), with multicast (NVLS) off.
 std::string make_comms(int ranks, std::vector<ncclComm_t>* comms) {
     setenv("NCCL_NVLS_ENABLE", "0", 1);  // before NCCL reads its environment, at the first init
@@ -812,12 +831,8 @@ TEST(DistEdges, RanksWhoseKLocalStraddlesTheModelPlanAlike) {
     gemmkit_dist_options options{};
     options.link_gbps = 1000;  // a capped link fast enough for the ring to win at small depths
     options.timeout_ms = kTimeoutMs;
-    std::vector<gemmkit_dist> contexts;
-    ASSERT_EQ(make_contexts(*w, options, &contexts), "");
-    struct Destroy {
-        std::vector<gemmkit_dist>& contexts;
-        ~Destroy() { destroy_contexts(static_cast<int>(contexts.size()), contexts); }
-    } destroy{contexts};
+    const ScopedContexts contexts(*w, options);
+    ASSERT_EQ(contexts.error(), "");
     dist::DistFacts facts;
     CUDA_CHECK(cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, 0));
     facts.link_gbps = options.link_gbps;
@@ -840,7 +855,7 @@ TEST(DistEdges, RanksWhoseKLocalStraddlesTheModelPlanAlike) {
     ASSERT_EQ(part_of(c, 0).k, hi);
     ASSERT_EQ(part_of(c, 1).k, lo);
     Harness<__nv_bfloat16> h(c, *w);
-    const std::vector<RankResult> res = h.run(&contexts);
+    const std::vector<RankResult> res = h.run(contexts.get());
     expect_success(c, res);
     EXPECT_EQ(res[0].plan.substr(0, res[0].plan.find('\n')), res[1].plan.substr(0, res[1].plan.find('\n')))
         << "every rank runs the same schedule";
@@ -859,12 +874,8 @@ TEST_P(DistPieces, ReduceScatterInThreePiecesMatches) {
     options.schedule = GEMMKIT_DIST_OVERLAP;
     options.pieces = 3;
     options.timeout_ms = kTimeoutMs;
-    std::vector<gemmkit_dist> contexts;
-    ASSERT_EQ(make_contexts(*w, options, &contexts), "");
-    struct Destroy {
-        std::vector<gemmkit_dist>& contexts;
-        ~Destroy() { destroy_contexts(static_cast<int>(contexts.size()), contexts); }
-    } destroy{contexts};
+    const ScopedContexts contexts(*w, options);
+    ASSERT_EQ(contexts.error(), "");
     for (const Shape& sh : kShapes) {
         DistCase c;
         c.op = Op::kReduceScatter, c.schedule = GEMMKIT_DIST_OVERLAP, c.ranks = P, c.shape = sh.name;
@@ -872,7 +883,7 @@ TEST_P(DistPieces, ReduceScatterInThreePiecesMatches) {
         for (gemmkit_op w_op : {GEMMKIT_OP_N, GEMMKIT_OP_T}) {
             c.w_op = w_op;
             Harness<__nv_bfloat16> h(c, *w);
-            const std::vector<RankResult> res = h.run(&contexts);
+            const std::vector<RankResult> res = h.run(contexts.get());
             expect_success(c, res);
             for (const RankResult& r : res)
                 EXPECT_TRUE(r.plan.find("3 column parts") != std::string::npos ||
