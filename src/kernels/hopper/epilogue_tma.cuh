@@ -88,18 +88,23 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
             });
         }
     } else {
+        // The swizzle XORs with col % 8 only, so column col + 8 jj lies 1024 jj bytes (8 columns
+        // of 128) past column col: four addresses, one an (h, c), with jj an immediate offset.
+        // Addresses of whole columns held more registers through the pieces than the tile could
+        // spare once the fused epilogue's second part ran between them (docs/epilogues.md#fp32-staging).
 #pragma unroll
-        for (int jj = 0; jj < kCols / 8; ++jj) {
-            const int j = q * kCols / 8 + jj;
+        for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
+            for (int c = 0; c < 2; ++c) {
+                const int row = 16 * warp + lane / 4 + 8 * h;
+                const uint32_t at = buffer + staged_byte<kElem>(row, 2 * (lane % 4) + c);
 #pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const int row = 16 * warp + lane / 4 + 8 * h, col = 8 * jj + 2 * (lane % 4) + c;
-                    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(buffer + staged_byte<kElem>(row, col)),
+                for (int jj = 0; jj < kCols / 8; ++jj) {
+                    const int j = q * kCols / 8 + jj;
+                    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at + 1024 * jj),
                                  "f"(alpha * d[4 * j + 2 * h + c] + bias.b[h]));
                 }
-        }
+            }
     }
 }
 
