@@ -5,6 +5,13 @@
 #include <vector>
 
 namespace gemmkit::ref {
+namespace {
+// Below this many multiply-adds (or elements) a reference runs on the calling thread: a batch
+// test checks tens of thousands of tiny problems, and a thread team for each of them, in
+// several test processes at once on one host, made a 70,000-problem test run for minutes
+// (docs/results/2026-11-28-dist-copy-engines/, call 7's GPU suite).
+constexpr int64_t kWorthAThreadTeam = int64_t{1} << 15;
+}  // namespace
 
 template <class T>
 void cpu_gemm(gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, double alpha, const T* A,
@@ -12,7 +19,7 @@ void cpu_gemm(gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_
               double* scale) {
     const bool ta = transa == GEMMKIT_OP_T, tb = transb == GEMMKIT_OP_T;
     // One column of C per iteration: op(B)(:, j) is gathered once, then each row of op(A) meets it.
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (m * n * k >= kWorthAThreadTeam)
     for (int64_t j = 0; j < n; ++j) {
         std::vector<double> b(k);
         for (int64_t p = 0; p < k; ++p) b[p] = static_cast<double>(tb ? B[j + p * ldb] : B[p + j * ldb]);
@@ -54,7 +61,7 @@ double activation_ref(gemmkit_activation act, double v) {
 
 void cpu_epilogue(gemmkit_activation act, const double* bias, int64_t m, int64_t n, double* out, double* scale,
                   double* pre_activation) {
-#pragma omp parallel for
+#pragma omp parallel for if (m * n >= kWorthAThreadTeam)
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < m; ++i) {
             const int64_t e = i + j * m;
