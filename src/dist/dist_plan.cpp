@@ -32,12 +32,16 @@ constexpr double kTransferMargin = 1.25;
 // What adding the peers' partial sums into a rank's rows costs (GEMM-ReduceScatter on the
 // copy engines): reading them and the rows, writing the rows, at this rate (GB/s).
 constexpr double kAddGbps = 2500;
-// ncclAlltoAll on the copy engines also copies a rank's own slot to itself: at P = 4 it took
-// ~590 us where an all-gather of as many bytes to the peers took ~350, as if that self copy
-// moved at this rate (GB/s) after the rest.
-constexpr double kSelfCopyGbps = 140;
-// GEMM-ReduceScatter on the copy engines cuts the columns into at most this many parts.
+// ncclAlltoAll on the copy engines (GEMM-ReduceScatter beyond two ranks) also copies a rank's
+// own slot to itself, and beside a GEMM it moved its bytes, that self copy included, at about
+// this share of ce_gbps: at P = 4, 96 + 32 MiB took ~1000 us in two parts, where an all-gather
+// of 96 MiB took ~350.
+constexpr double kAlltoAllShare = 0.45;
+// GEMM-ReduceScatter on the copy engines cuts the columns into at most this many parts (1-4
+// measured at P = 4: 0.98x, 1.05x, -, 1.12x), each a multiple of this many columns: 3 parts of
+// 8192 (2731 columns, no 16-byte vectors) ran at 0.94x.
 constexpr int kMostParts = 4;
+constexpr int64_t kPartColumns = 8;
 
 int64_t tiles_of(int64_t rows, int64_t cols) {
     return ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
@@ -122,8 +126,8 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
                        (peer_gemms + 1) * kStepUs;
     } else {
         // Beyond two ranks the exchange is an ncclAlltoAll, with its self copy.
-        const double exchange_us =
-            p.comm_us + (P > 2 ? double(block_rows) * s.n * s.elem_bytes / (kSelfCopyGbps * 1e3) : 0.0);
+        const double self_us = double(block_rows) * s.n * s.elem_bytes / (f.ce_gbps * 1e3);
+        const double exchange_us = P == 2 ? p.comm_us : (p.comm_us + self_us) / kAlltoAllShare;
         const double add_us = double(P + 1) * block_rows * s.n * s.elem_bytes / (kAddGbps * 1e3);
         // Part j's exchange starts once its GEMMs and the exchange before it are done; the
         // addition, once the own rows' GEMM and the last exchange are.
@@ -135,7 +139,7 @@ DistPlan plan_on_copy_engines(const DistShape& s, const DistFacts& f, const Dist
         };
         p.pieces = r.pieces > 0 ? static_cast<int>(std::clamp<int64_t>(s.n, 1, r.pieces)) : 1;  // a part a column at most
         for (int parts = 2; r.pieces == 0 && parts <= kMostParts; ++parts)
-            if (time_in(parts) < time_in(p.pieces)) p.pieces = parts;
+            if (s.n % (kPartColumns * parts) == 0 && time_in(parts) < time_in(p.pieces)) p.pieces = parts;
         p.overlap_us = time_in(p.pieces);
     }
     const double gain = (p.sequential_us - p.overlap_us) / p.sequential_us;

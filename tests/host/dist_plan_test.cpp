@@ -25,6 +25,8 @@ constexpr int64_t kTokens = 8192, kHidden = 8192, kFfn = 28672;
 
 // The rule's unit: a piece's GEMM is counted in tiles of 128 rows x 256 columns.
 constexpr int64_t kTileRows = 128, kTileCols = 256;
+// Columns of a 16-byte vector of 16-bit values: a column part's width is a multiple of it.
+constexpr int64_t kVectorColumns = 8;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -534,7 +536,8 @@ DistPlan forced_on_copy_engines(const DistShape& s, double gbps) {
 
 // GEMM-ReduceScatter on the copy engines cuts the columns into parts where the exchange (with
 // the all-to-all's self copy beyond two ranks) outlasts the own rows' GEMM: none at P = 2, where
-// it hides under it; some at P = 4; never fewer as the link slows, and the model's fastest count.
+// it hides under it; some at P = 4; never fewer as the link slows; the model's fastest count of
+// those whose parts are whole 16-byte vectors.
 TEST(DistCopyEngines, ReduceScatterCutsColumnsWhereTheExchangeOutlastsTheOwnGemm) {
     const DistFacts f = copy_engine_facts();
     const DistPlan two = plan_dist(llama_reducescatter(2), f, {});
@@ -551,6 +554,7 @@ TEST(DistCopyEngines, ReduceScatterCutsColumnsWhereTheExchangeOutlastsTheOwnGemm
         EXPECT_GE(p.pieces, 1);
         EXPECT_LE(p.pieces, 4);
         for (int parts = 1; parts <= 4; ++parts) {
+            if (kHidden % (kVectorColumns * parts) != 0) continue;  // not a count the plan may pick
             DistFacts slow = copy_engine_facts();
             slow.ce_gbps = gbps;
             DistRequest asked;
@@ -562,7 +566,14 @@ TEST(DistCopyEngines, ReduceScatterCutsColumnsWhereTheExchangeOutlastsTheOwnGemm
         }
         previous = p.pieces;
     }
-    // A part is at least a column wide.
+    // Parts the plan picks keep whole 16-byte vectors: 8192 columns in 1, 2 or 4 parts; 8200
+    // (8 x 1025) only in one.
+    EXPECT_TRUE(four.pieces == 2 || four.pieces == 4) << text_of(four);
+    for (double gbps : {300.0, 100.0, 30.0}) {
+        const DistPlan odd = forced_on_copy_engines(reducescatter(8192, 8200, 7168, 4), gbps);
+        EXPECT_EQ(odd.pieces, 1) << text_of(odd);
+    }
+    // A requested count is run as asked, even where a part is at least a column wide.
     DistRequest many;
     many.force = DistRequest::Force::kOverlap;
     many.pieces = 64;

@@ -8,7 +8,7 @@
 # TARGETS (default: the CLI, gemmkit_dist, and every test program) names what the build makes.
 # SECTIONS: any of build tests info p2 p4 trace pieces batch suite, comma-separated. BUDGET (s, default
 # 570) caps it. trace: one call of each op at m = 8192 with GEMMKIT_DIST_TRACE (src/dist/trace.hpp);
-# pieces: dist-bench at m = 8192 with each --pieces.
+# pieces: dist-bench at m = 8192 with each of PIECES (default 1 2 3) --pieces, at PIECES_RANKS ranks.
 set -uo pipefail
 OUT="${OUT:-/tmp/dist-run}"
 L="$OUT/logs"
@@ -63,11 +63,12 @@ fi
 for P in $RANKS; do
     [[ $sections == *,p$P,* ]] || continue
     stage "dist-bench P=$P"
-    timeout 150 ./$B/gemmkit dist-bench --gpus $P --m 256,1024,8192 --warmup 2 --iters 10 \
+    timeout 150 ./$B/gemmkit dist-bench --gpus $P --m "${BENCH_M:-256,1024,8192}" --warmup 2 --iters 10 \
         --csv "$L/dist-bench-p$P.csv" >"$L/dist-bench-p$P.log" 2>&1
     echo "rc=$?"; cat "$L/dist-bench-p$P.log"
     # m = 8192 with the other transport: =0 capped kernels (=all, before call 6: the copy engines).
-    mode=${BENCH_MODE:-0}
+    mode=${BENCH_MODE-0}
+    [[ -n $mode ]] || continue
     GEMMKIT_DIST_COPY_ENGINES=$mode timeout 60 ./$B/gemmkit dist-bench --gpus $P --m 8192 --warmup 2 --iters 10 \
         >"$L/dist-bench-p$P-engines-$mode.log" 2>&1
     echo "rc=$?"; grep -E "^(AllGather|GEMM-Reduce)|plan:" "$L/dist-bench-p$P-engines-$mode.log"
@@ -81,7 +82,7 @@ if [[ $sections == *,trace,* ]]; then
     done
 fi
 if [[ $sections == *,pieces,* ]]; then
-    for P in $RANKS; do
+    for P in ${PIECES_RANKS:-$RANKS}; do
         for n in ${PIECES:-1 2 3}; do
             stage "dist-bench P=$P --pieces $n"
             timeout 60 ./$B/gemmkit dist-bench --gpus $P --m 8192 --pieces $n --warmup 2 --iters 8 \
