@@ -52,8 +52,9 @@ typedef enum {
 
 typedef struct {
     gemmkit_dist_schedule schedule; /* GEMMKIT_DIST_AUTO */
-    int pieces;                     /* pieces a block is cut into (ReduceScatter on capped
-                                       kernels); 0: the plan's */
+    int pieces;                     /* GEMM-ReduceScatter: row pieces a block is cut into (capped
+                                       kernels), or column parts whose partial sums move one
+                                       after another (copy engines); 0: the plan's */
     int comm_sms;                   /* SMs left to NCCL during overlap on capped kernels, and
                                        the most CTAs its kernels take; 0: the plan's */
     double link_gbps;               /* GB/s one rank receives through the overlap's transport
@@ -65,8 +66,10 @@ typedef struct {
 /* Collective over `comm`'s ranks, each on the device `comm` was made for (the current one).
  * Makes gemmkit's own communicators from `comm` (ncclCommSplit: one whose transfers run on the
  * copy engines where NCCL 2.28+ can, one whose kernels are held to few CTAs) and a stream for
- * them (docs/dist.md#transports). options may be NULL (all defaults). `comm` stays the
- * caller's and must outlive the context. */
+ * them (docs/dist.md#transports). Every overlap runs on the copy engines where every rank has
+ * them; GEMMKIT_DIST_COPY_ENGINES=0 in the environment (the same on every rank) keeps the
+ * capped kernels. options may be NULL (all defaults). `comm` stays the caller's and must
+ * outlive the context. */
 GEMMKIT_API gemmkit_status gemmkit_dist_create(ncclComm_t comm, const gemmkit_dist_options* options,
                                                gemmkit_dist* out);
 GEMMKIT_API gemmkit_status gemmkit_dist_destroy(gemmkit_dist ctx);
