@@ -168,7 +168,6 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
         st = gemm_rows(c, beside, row_ptr(x_local, beside_from, ldx, c.elem), ldx,
                        row_ptr(y, own_begin + beside_from, ldy, c.elem), ldy, 0, 0);
     trace.end(c.stream);
-    cudaEvent_t arrived = nullptr;
     trace.begin(ctx->comm_stream, "gather");
     if (st == GEMMKIT_SUCCESS)
         st = settle(ctx, ctx->comm_ce,
@@ -176,10 +175,7 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
                                   ctx->comm_stream),
                     "an all-gather on the copy engines", deadline);
     trace.end(ctx->comm_stream);
-    if (st == GEMMKIT_SUCCESS && (cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming) != cudaSuccess ||
-                                  cudaEventRecord(arrived, ctx->comm_stream) != cudaSuccess ||
-                                  cudaStreamWaitEvent(c.stream, arrived, 0) != cudaSuccess))
-        st = fail(GEMMKIT_CUDA_ERROR, "waiting for the gathered X");
+    if (st == GEMMKIT_SUCCESS) st = order_after(ctx->comm_stream, c.stream);  // the rest reads the gathered X
     // The rest: [0, own_begin + beside_from) and [own_begin + beside_from + beside, m) of X.
     std::vector<RowRange> rest;
     if (slot_rows * P == m) {
@@ -201,7 +197,6 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
         st = gemm_rows(c, range.end - range.begin, from, c.k, row_ptr(y, range.begin, ldy, c.elem), ldy, 0, 0);
         trace.end(c.stream);
     }
-    if (arrived != nullptr) cudaEventDestroy(arrived);
     if (st != GEMMKIT_SUCCESS) cudaGetLastError();
     if (st == GEMMKIT_SUCCESS) trace.print();
     return st;

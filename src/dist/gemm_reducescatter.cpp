@@ -144,17 +144,13 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
                         "exchanging partial sums on the copy engines", deadline);
         trace.end(ctx->comm_stream);
     }
-    cudaEvent_t arrived = nullptr;
-    if (st == GEMMKIT_SUCCESS && (cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming) != cudaSuccess ||
-                                  cudaEventRecord(arrived, ctx->comm_stream) != cudaSuccess))
-        st = fail(GEMMKIT_CUDA_ERROR, "recording the partial sums' arrival");
     const int64_t own_rows = rows_of(m, P, r);
     trace.begin(c.stream, "own");
     if (st == GEMMKIT_SUCCESS)
         st = gemm_rows(c, own_rows, row_ptr(x, row_begin(m, P, r), ldx, c.elem), ldx, y_local, ldy, 0, 0);
     trace.end(c.stream);
-    if (st == GEMMKIT_SUCCESS && cudaStreamWaitEvent(c.stream, arrived, 0) != cudaSuccess)
-        st = fail(GEMMKIT_CUDA_ERROR, "waiting for the partial sums");
+    // The addition waits for every exchange (nothing else is on the comm stream since).
+    if (st == GEMMKIT_SUCCESS) st = order_after(ctx->comm_stream, c.stream);
     trace.begin(c.stream, "add");
     for (int part = 0; part < parts && st == GEMMKIT_SUCCESS; ++part) {
         const RowRange cols = piece_of(c.n, parts, part);
@@ -164,7 +160,6 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
             st = fail(GEMMKIT_CUDA_ERROR, "adding the partial sums into y_local");
     }
     trace.end(c.stream);
-    if (arrived != nullptr) cudaEventDestroy(arrived);
     if (st != GEMMKIT_SUCCESS) cudaGetLastError();
     if (st == GEMMKIT_SUCCESS) trace.print();
     return st;
