@@ -37,6 +37,15 @@ struct GemmArgs {
     const T* const* b_array;
     TC* const* c_array;
     EpilogueArgs<TC> epi;  // the fused epilogue (inactive: none), for the rows that run one
+
+    // epi of the block's problem (blockIdx.z, as select_batch), chosen where the epilogue runs:
+    // moved at the kernel's start, bias and aux stayed in registers through the main loop and
+    // spilled a pipeline kernel (docs/epilogues.md#select-late).
+    __device__ EpilogueArgs<TC> epilogue() const {
+        EpilogueArgs<TC> e = epi;
+        e.select(blockIdx.z);
+        return e;
+    }
 };
 
 template <class T, class TC = T>
@@ -60,8 +69,7 @@ GemmArgs<T, TC> make_args(const Problem& p) {
 // arrays cost registers (FP32 step 12's 128 x 128 tiles of op TT spilled 16 bytes).
 template <bool kArrays, class T, class TC>
 __device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
-    const int64_t z = blockIdx.z;
-    args.epi.select(z);
+    const int64_t z = blockIdx.z;  // the epilogue's pointers move later: GemmArgs::epilogue
     if (kArrays && args.c_array != nullptr) {
         // A and B arrays are NULL where A and B are not read (k == 0 or alpha == 0).
         args.A = args.a_array != nullptr ? args.a_array[z] : nullptr;
@@ -167,7 +175,7 @@ template <class T, class TC>
 __device__ __forceinline__ void store_c_biased(const GemmArgs<T, TC>& g, int i, int j, TC acc) {
     TC* const c = g.C + i + static_cast<int64_t>(j) * g.ldc;
     const TC v = scaled_c(c, acc, g.alpha, g.beta);
-    *c = g.epi.bias != nullptr ? v + bias_of<TC>(g.epi, i, g.m) : v;
+    *c = g.epi.bias != nullptr ? v + bias_of<TC>(g.epilogue(), i, g.m) : v;
 }
 
 // C(i, j) = alpha*acc + beta*C(i, j) (FP32 or FP64 C), then the launch's whole fused epilogue
@@ -176,7 +184,7 @@ template <class T, class TC>
 __device__ __forceinline__ void store_c(const GemmArgs<T, TC>& g, int i, int j, TC acc) {
     TC* const c = g.C + i + static_cast<int64_t>(j) * g.ldc;
     const TC v = scaled_c(c, acc, g.alpha, g.beta);
-    *c = g.epi.active() ? epilogue_value(g.epi, i, j, g.m, g.n, v) : v;
+    *c = g.epi.active() ? epilogue_value(g.epilogue(), i, j, g.m, g.n, v) : v;
 }
 
 inline unsigned ceil_div(int64_t a, int b) { return static_cast<unsigned>((a + b - 1) / b); }

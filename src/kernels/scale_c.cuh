@@ -22,7 +22,7 @@ __global__ void scale_c_kernel(GemmArgs<T> args) {
     for (int j = blockIdx.y; j < args.n; j += gridDim.y) {
         T* c = args.C + i + static_cast<int64_t>(j) * args.ldc;
         S v = args.beta == S(0) ? S(0) : args.beta * widen<S>(*c);
-        if (args.epi.active()) v = epilogue_value(args.epi, i, j, args.m, args.n, v);
+        if (args.epi.active()) v = epilogue_value(args.epilogue(), i, j, args.m, args.n, v);
         *c = narrow<T>(v);
     }
 }

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(UnrollPrefetchCfg::kThreads) unroll_prefetch_k
             if (i < g.m) store_c_biased(g, i, j, acc[r][c]);
         }
     }
-    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {
+    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {
         return make_int2(i0 + ti + v % Cfg::TM * kThreadRows, j0 + tj + v / Cfg::TM * kThreadRows);
     });
 }

@@ -388,7 +388,7 @@ struct DmmaBlock {
                         store_c2(args, i, j, acc[mi][ni][c], acc[mi][ni][2 + c], vec_c);
                 }
         }
-        finish_stored(args.epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
+        finish_stored(args.epilogue(), args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
             const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, c = v / 2 % 2, half = v % 2;  // acc[mi][ni][c + 2 half]
             return make_int2(m0 + wm0 + 16 * mi + 2 * g + half, n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2);
         });

@@ -23,7 +23,7 @@ __device__ __forceinline__ void store_c2(const GemmArgs<double>& g, int i, int j
             const double2 old = *reinterpret_cast<const double2*>(c);
             out = make_double2(fma(g.beta, old.x, out.x), fma(g.beta, old.y, out.y));
         }
-        if (g.epi.bias != nullptr) out = make_double2(out.x + g.epi.bias[i], out.y + g.epi.bias[i + 1]);
+        if (const double* bias = g.epilogue().bias) out = make_double2(out.x + bias[i], out.y + bias[i + 1]);
         *reinterpret_cast<double2*>(c) = out;
         return;
     }
@@ -35,7 +35,7 @@ __device__ __forceinline__ void store_c2(const GemmArgs<double>& g, int i, int j
 // (r / 2) + r % 2, j + kPairStride (c / 2) + c % 2), TM x TN of them.
 template <int kTM, int kTN, int kPairStride>
 __device__ __forceinline__ void finish_pair_tile(const GemmArgs<double>& g, int i, int j) {
-    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, kTM * kTN, [&](int v) {
+    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, kTM * kTN, [&](int v) {
         const int r = v % kTM, c = v / kTM;
         return make_int2(i + kPairStride * (r / 2) + r % 2, j + kPairStride * (c / 2) + c % 2);
     });

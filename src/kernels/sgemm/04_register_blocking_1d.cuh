@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(RegisterBlocking1dCfg::kThreads) register_bloc
         const int j = j0 + tj + c;
         if (j < g.n) store_c_biased(g, i, j, acc[c]);
     }
-    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TN, [&](int c) { return make_int2(i, j0 + tj + c); });
+    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TN, [&](int c) { return make_int2(i, j0 + tj + c); });
 }
 
 inline cudaError_t launch_register_blocking_1d(const Problem& p, cudaStream_t stream) {

@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(VectorizedCfg::kThreads) vectorized_kernel(Gem
             if (i < g.m && j < g.n) store_c_biased(g, i, j, acc[r][c]);
         }
     }
-    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN,
+    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN,
                   [&](int v) { return make_int2(i0 + ti + v % Cfg::TM, j0 + tj + v / Cfg::TM); });
 }
 

@@ -111,7 +111,7 @@ __device__ __forceinline__ void store_thread_tile(const GemmArgs<float>& g, cons
                 store_c4(g, row, col, make_float4(acc[4 * q][c], acc[4 * q + 1][c], acc[4 * q + 2][c], acc[4 * q + 3][c]),
                          vec_c);
         }
-    }    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {  // acc[v % TM][v / TM]
+    }    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {  // acc[v % TM][v / TM]
         const int r = v % Cfg::TM, c = v / Cfg::TM;
         return make_int2(i + r / 4 * kRowStep + r % 4, j + c / 4 * kColStep + c % 4);
     });

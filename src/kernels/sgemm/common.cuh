@@ -113,7 +113,7 @@ __device__ __forceinline__ void store_c4(const GemmArgs<float>& g, int i, int j,
                               fmaf(beta, old.w, out.w));
         }
         if (g.epi.bias != nullptr) {
-            const float* b = g.epi.bias + i;
+            const float* b = g.epilogue().bias + i;
             out = make_float4(out.x + b[0], out.y + b[1], out.z + b[2], out.w + b[3]);
         }
         *reinterpret_cast<float4*>(c) = out;
@@ -147,7 +147,7 @@ __device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const 
                          make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]), vec_c);
         }
     }
-    finish_stored(g.epi, g.C, g.ldc, g.m, g.n, 64, [&](int v) {  // acc[v % 8][v / 8]
+    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, 64, [&](int v) {  // acc[v % 8][v / 8]
         const int r = v % 8, c = v / 8;
         return make_int2(i + r / 4 * kRowStep + r % 4, j + c / 4 * kColStep + c % 4);
     });

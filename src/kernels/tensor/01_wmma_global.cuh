@@ -94,7 +94,7 @@ __device__ __forceinline__ void store_acc_tile(const GemmArgs<T, TC>& g, const F
     for (int it = 0; it < kFrag * kFrag / 32; ++it) {
         const int e = lane + 32 * it;  // sC[e] is C(i0 + e % 16, j0 + e / 16)
         const int i = i0 + e % kFrag, j = j0 + e / kFrag;
-        if (i < g.m && j < g.n) store_scaled(g.C, g.ldc, i, j, sC[e], g.alpha, g.beta, g.epi, g.m, g.n);
+        if (i < g.m && j < g.n) store_scaled(g.C, g.ldc, i, j, sC[e], g.alpha, g.beta, g.epilogue(), g.m, g.n);
     }
 }
 

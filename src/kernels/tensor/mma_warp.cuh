@@ -103,9 +103,9 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][C
                 const int j = n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2);
                 if (i < args.m && j < args.n)
                     store_scaled(args.C, args.ldc, i, j, acc[mi][ni][r], args.alpha, args.beta,
-                                 bias_of<float>(args.epi, i, args.m));
+                                 bias_of<float>(args.epilogue(), i, args.m));
             }
-    finish_stored(args.epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
+    finish_stored(args.epilogue(), args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
         const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, r = v % 4;  // acc[mi][ni][r]
         return make_int2(m0 + unit_mn<kPermRows>(2 * mi + r / 2, g), n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2));
     });
