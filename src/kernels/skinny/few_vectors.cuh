@@ -309,8 +309,11 @@ __device__ void axpy_form(const Args<T, TC, Acc>& a, Acc* smem, int64_t r0, int6
         __syncthreads();
         stage_x<false>(a, smem, c0, len, v0, nv);
         __syncthreads();
-        // kAhead pieces (64 bytes a lane) are loaded before any is used: see the dot form.
-        constexpr int kAhead = 64 / (kVec * static_cast<int>(sizeof(T)));
+        // kAhead pieces (64 bytes a lane) are loaded before any is used: see the dot form. 16-bit
+        // element loads (not kWide) keep 32 bytes in flight: with 64, their masks and addresses
+        // spilled 16 bytes (docs/ladder/few_vectors.md#loads-in-flight).
+        constexpr int kAheadBytes = sizeof(T) == 2 && !kWide ? 32 : 64;
+        constexpr int kAhead = kAheadBytes / (kVec * static_cast<int>(sizeof(T)));
         using P = Piece<kVec * sizeof(T)>;
         for (int kk0 = warp; kk0 < len; kk0 += kWarps * kAhead) {
             P raw[kAhead];
