@@ -5,14 +5,11 @@
 
 #include "kernels/skinny/geometry.hpp"
 #include "plan/rules.hpp"
+#include "plan/split_policy.hpp"
 #include "registry.hpp"
 
 namespace gemmkit {
 namespace {
-
-// A split of k shorter than this costs more in partial sums and their addition than it gains
-// (each block's sums are 16 vectors wide whatever its k).
-constexpr int64_t kMinSplitK = 256;
 
 int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -64,7 +61,7 @@ void plan_few_vectors(const Problem& p, const DeviceFacts& d, Plan* plan) {
     const int64_t blocks = std::max<int64_t>(1, ceil_div64(rows, rows_per_block) * ceil_div64(vectors, kMaxVectors));
     const int64_t slots = int64_t{d.sm_count} * blocks_per_sm(dot);
     const int64_t pieces_fit = std::max<int64_t>(1, slots / blocks);
-    int64_t pieces = std::max<int64_t>(1, std::min(pieces_fit, p.k / kMinSplitK));
+    int64_t pieces = std::max<int64_t>(1, std::min(pieces_fit, p.k / kFewVectorsMinRangeK));
     const int64_t k_per_split = ceil_div64(ceil_div64(p.k, pieces), kSplitAlign) * kSplitAlign;
     pieces = k_per_split > 0 ? ceil_div64(p.k, k_per_split) : 1;
     plan->bk = static_cast<int>(pieces > 1 ? k_per_split : p.k);
@@ -80,7 +77,7 @@ void plan_few_vectors(const Problem& p, const DeviceFacts& d, Plan* plan) {
         plan->note("split", "none",
                    pieces_fit == 1 ? std::to_string(blocks) + " blocks fill more than half of the " +
                                          std::to_string(slots) + " block slots"
-                                   : "k is too short to split (" + std::to_string(kMinSplitK) + " a range at least)");
+                                   : "k is too short to split (" + std::to_string(kFewVectorsMinRangeK) + " a range at least)");
     }
     plan->epilogue = EpiloguePath::kRegisters;
 }

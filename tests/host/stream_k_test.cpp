@@ -52,13 +52,13 @@ TEST(StreamK, SplitsOnlyAMostlyIdleLastRoundOrASingleRoundOfLongEnoughTiles) {
     EXPECT_EQ(stream_k_pairs(32, 66, 63, 0.5), 0);   // 1000 x 1000 x 4000: saves 16 of 18.5
     EXPECT_EQ(stream_k_pairs(32, 66, 79, 0.5), 32);  // 1000 x 1000 x 5000: saves 20 of 18.5
     EXPECT_EQ(stream_k_pairs(0, 66, 64), 0);
-    // Whatever it splits, every share holds at least kMinShareSlabs slabs (the schedule needs
+    // Whatever it splits, every share holds at least min_share_slabs slabs (the schedule needs
     // one), on every cluster or, in a single round, on fewer, at least 2 a tile.
     for (int64_t pairs = 1; pairs <= 300; ++pairs)
         for (int64_t slabs : {1, 3, 4, 16, 65, 300})
             if (const auto plan = stream_k_plan(pairs, 66, slabs); plan.split_pairs > 0) {
                 SCOPED_TRACE(testing::Message() << pairs << " pairs, " << slabs << " slabs");
-                EXPECT_GE(plan.split_pairs * slabs, gemmkit::hopper::kMinShareSlabs * plan.clusters);
+                EXPECT_GE(plan.split_pairs * slabs, gemmkit::kHopperStreamK.min_share_slabs * plan.clusters);
                 EXPECT_LE(plan.clusters, 66);
                 if (plan.clusters < 66) {
                     EXPECT_TRUE(pairs < 66 && plan.clusters >= 2 * pairs);
@@ -227,7 +227,7 @@ TEST(StreamK, Fp64SplitsAShortIdleLastRoundOnly) {
     for (int64_t tiles = 1; tiles <= 400; ++tiles)
         for (int64_t slabs : {1, 7, 8, 9, 32, 100, 1000})
             if (const auto [split, blocks] = dmma_stream_k_split(tiles, 132, slabs); split > 0) {
-                EXPECT_GE(split * slabs, gemmkit::dgemm::kMinDmmaShareSlabs * blocks) << tiles << " tiles, " << slabs;
+                EXPECT_GE(split * slabs, gemmkit::kDmmaStreamK.min_share_slabs * blocks) << tiles << " tiles, " << slabs;
                 EXPECT_TRUE(blocks == 132 || (tiles < 132 && blocks >= 2 * tiles)) << tiles << " tiles, " << slabs;
                 EXPECT_EQ((tiles - split) % 132, 0) << tiles << " tiles: whole rounds before the split";
                 EXPECT_LE(2 * split, 132) << tiles << " tiles: a last round at most half busy";

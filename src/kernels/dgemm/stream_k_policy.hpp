@@ -4,28 +4,20 @@
 
 #include <cstdint>
 
+#include "plan/split_policy.hpp"
+
 namespace gemmkit::dgemm {
 
-// A split costs the shares' kernel launch after the whole tiles' (the machine drains between
-// them), the partial sums' round trip through L2 and a second epilogue a tile. What it buys
-// back is less than the last round's idle blocks suggest: step 07's blocks start as others end,
-// and after a few rounds they end at staggered times, so a short last round partly fills the
-// gaps (docs/ladder/fp64.md#lab-step-08 has the measurements).
-// So step 08 splits a last round at most half busy after fewer than kMaxDmmaRounds whole
-// rounds, in shares of kMinDmmaShareSlabs slabs at least that save kMinDmmaGainSlabs a block.
-// A single round too short to give every block that many is shared out over as many blocks as
-// it can, at least two a tile (the others exit at once), rather than running a tile's slabs on
-// one SM (docs/ladder/fp64.md#lab-fewer-blocks).
-inline constexpr int kMaxDmmaRounds = 16;
-inline constexpr int kMinDmmaShareSlabs = 8;
-inline constexpr int kMinDmmaGainSlabs = 24;
+// Step 08 splits a short last round along k by the split policy's FP64 rules (kDmmaStreamK,
+// src/plan/split_policy.hpp): a last round at most half busy after fewer than 16 whole rounds,
+// in shares of 8 slabs at least that save 24 slabs a block; a single round too short to give
+// every block 8 slabs over as many blocks as it can, at least two a tile. Why:
+// docs/plan.md#the-split-policy.
 
 // The blocks that share out the last round of `tiles` tiles of `slabs` K-slabs: all `blocks`,
-// or, in a single round whose slabs cannot give each of them kMinDmmaShareSlabs, as many as
-// they can.
+// or, in a single round whose slabs cannot give each of them a share, as many as they can.
 inline int64_t dmma_stream_k_blocks(int64_t tiles, int64_t blocks, int64_t slabs) {
-    const int64_t fit = tiles % blocks * slabs / kMinDmmaShareSlabs;
-    return tiles < blocks && fit < blocks ? fit : blocks;
+    return last_round_workers(kDmmaStreamK, tiles, blocks, slabs);
 }
 
 // The split of the last round: how many of `tiles` tiles (the last ones) to share out along k
@@ -35,12 +27,8 @@ struct DmmaSplit {
     int64_t tiles = 0, blocks = 0;
 };
 inline DmmaSplit dmma_stream_k_split(int64_t tiles, int64_t blocks, int64_t slabs) {
-    if (tiles <= 0 || blocks <= 0 || slabs <= 0) return {};
-    const int64_t rest = tiles % blocks, used = dmma_stream_k_blocks(tiles, blocks, slabs);
-    if (2 * rest > blocks || tiles / blocks >= kMaxDmmaRounds || used < 2 * rest) return {};
-    const int64_t share = rest * slabs / used;  // slabs a block, rounded down
-    if (share < kMinDmmaShareSlabs || slabs - share < kMinDmmaGainSlabs) return {};
-    return {rest, used};
+    const LastRoundSplit split = split_last_round(kDmmaStreamK, tiles, blocks, slabs);
+    return {split.units, split.workers};
 }
 
 // FP64 step 09: whether 64 x 64 tiles (`small_tiles`, at most `small_blocks` blocks at once)

@@ -22,38 +22,14 @@
 #include <cuda_runtime_api.h>  // __host__ __device__
 
 #include "kernels/hopper/work_schedule.hpp"
+#include "plan/split_policy.hpp"
 
 namespace gemmkit::hopper {
 
-// How stream-K shares out `pairs` pair-tiles of `slabs` slabs on `clusters` clusters: which of
-// the last pair-tiles to split along k (none, or the last round's), over how many clusters. A
-// split costs a round trip of FP32 partial sums through L2 (128 KiB a CTA, left by a piece and
-// added by a later one) and a second prologue and epilogue a piece, so it is done only where it
-// buys back much idle machine:
-//  - after whole rounds, a last round at least half idle: splitting a busier one (4096^3: 58 of
-//    66 clusters busy) or one more round as well made the kernel slower
-//    (docs/ladder/hopper.md#lab-step-12). A single round (fewer pair-tiles than clusters) is
-//    left to the cost below however busy it is (docs/ladder/hopper.md#lab-single-round-split);
-//  - shares of at least kMinShareSlabs slabs (the schedule needs one). After whole rounds that
-//    needs every cluster to get as many; a single round too short for that is shared out over
-//    as many clusters as it gives kMinShareSlabs each, at least two a tile, the others idle;
-//  - more slabs saved a cluster than the split costs, by a cost fitted to H100 runs where every
-//    tile was split over 66 clusters: kSplitCostSlabs, plus kPieceCostSlabs for each piece a
-//    tile is cut into (docs/ladder/hopper.md#lab-fitted-cost).
-//    That cost was fitted while a tile's last piece added the others' sums one after another;
-//    they now add along a tree (TileSumTree), which costs the same with a few pieces a tile and
-//    less with many (not refitted). A round shared over fewer clusters, in shares of 4 slabs,
-//    is charged kSplitCostSlabs alone, as the per-piece cost would have kept tiles whole that
-//    ran much faster split. There a slab is also counted as at least kFewerSlabScale of a
-//    128 x 256 one: with a few CTAs running, a small tile's slab waits on latency, not on the
-//    tensor cores; with that floor the split is taken where it measured faster and not where
-//    it measured slower (docs/ladder/hopper.md#lab-tree-rules).
-// The cost is in slabs of a 128 x 256 tile (as long for TF32's slabs of 32 k as for 16-bit's of
-// 64). `tile_scale` is a CTA tile's area against 128 x 256: its slabs' time and its partial
-// sums scale with it; the rest of a split's cost (a prologue, an epilogue, waits) does not.
-inline constexpr int kMinShareSlabs = 4;
-inline constexpr double kSplitCostSlabs = 15, kPieceCostSlabs = 3.4, kFewerSlabScale = 0.3;
-
+// How stream-K shares out `pairs` pair-tiles of `slabs` slabs on `clusters` clusters: the
+// split policy's Hopper rules (kHopperStreamK, src/plan/split_policy.hpp), in slabs of a
+// 128 x 256 tile (as long for TF32's slabs of 32 k as for 16-bit's of 64). `tile_scale` is a CTA
+// tile's area against 128 x 256. Why each rule and constant: docs/plan.md#the-split-policy.
 // The plan: the last `split_pairs` pair-tiles (0: none) are cut along k into `clusters` equal
 // shares of `share` slabs (in the tile's own slabs), at a cost of `cost` (in slabs of a
 // 128 x 256 tile).
@@ -63,19 +39,8 @@ struct StreamKPlan {
 };
 
 inline StreamKPlan stream_k_plan(int64_t pairs, int64_t clusters, int64_t slabs, double tile_scale = 1.0) {
-    if (pairs <= 0 || clusters <= 0 || slabs <= 0) return {};
-    const int64_t rest = pairs % clusters;
-    if (rest == 0 || (pairs > clusters && 2 * rest > clusters)) return {};
-    const int64_t fit = rest * slabs / kMinShareSlabs;  // clusters that can have kMinShareSlabs each
-    const bool fewer = pairs < clusters && fit < clusters;
-    if (fewer ? fit < 2 * rest : fit < clusters) return {};
-    const int64_t used = fewer ? fit : clusters;
-    const double share = static_cast<double>(rest * slabs) / used;
-    const double pieces = static_cast<double>(used) / rest;  // a split tile's, about
-    const double cost = kSplitCostSlabs + (fewer ? 0.0 : kPieceCostSlabs * pieces * tile_scale);
-    const double slab_scale = fewer && tile_scale < kFewerSlabScale ? kFewerSlabScale : tile_scale;
-    if ((slabs - share) * slab_scale <= cost) return {};
-    return {rest, used, share, cost};
+    const LastRoundSplit split = split_last_round(kHopperStreamK, pairs, clusters, slabs, tile_scale);
+    return {split.units, split.workers, split.share, split.cost};
 }
 
 // How many of the pair-tiles (the last ones) stream_k_plan splits; 0 for none.
