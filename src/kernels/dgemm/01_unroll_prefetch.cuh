@@ -20,6 +20,7 @@
 #pragma once
 
 #include "kernels/dgemm/common.cuh"
+#include "kernels/launch_tiles.cuh"
 
 namespace gemmkit::dgemm {
 
@@ -89,11 +90,8 @@ __global__ void __launch_bounds__(UnrollPrefetchCfg::kThreads) unroll_prefetch_k
 
 inline cudaError_t launch_unroll_prefetch(const Problem& p, cudaStream_t stream) {
     using Cfg = UnrollPrefetchCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops(p, [&](auto ta, auto tb) {
-        unroll_prefetch_kernel<decltype(ta)::value, decltype(tb)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<double>(p));
-        return cudaGetLastError();
+    return launch_tiles<double>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb) {
+        return unroll_prefetch_kernel<decltype(ta)::value, decltype(tb)::value>;
     });
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "kernels/dgemm/common.cuh"
+#include "kernels/launch_tiles.cuh"
 
 namespace gemmkit::dgemm {
 
@@ -89,11 +90,8 @@ __global__ void __launch_bounds__(DoubleBufferCfg::kThreads) double_buffer_kerne
 
 inline cudaError_t launch_double_buffer(const Problem& p, cudaStream_t stream) {
     using Cfg = DoubleBufferCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops(p, [&](auto ta, auto tb) {
-        double_buffer_kernel<decltype(ta)::value, decltype(tb)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<double>(p));
-        return cudaGetLastError();
+    return launch_tiles<double>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb) {
+        return double_buffer_kernel<decltype(ta)::value, decltype(tb)::value>;
     });
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "kernels/dgemm/common.cuh"
+#include "kernels/launch_tiles.cuh"
 
 namespace gemmkit::dgemm {
 
@@ -104,11 +105,8 @@ __global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads) two_level_prefe
 
 inline cudaError_t launch_two_level_prefetch(const Problem& p, cudaStream_t stream) {
     using Cfg = TwoLevelPrefetchCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
-        two_level_prefetch_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<double>(p));
-        return cudaGetLastError();
+    return launch_tiles_vec<double>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb, auto vec) {
+        return two_level_prefetch_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
     });
 }
 

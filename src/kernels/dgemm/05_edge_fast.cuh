@@ -20,6 +20,7 @@
 #pragma once
 
 #include "kernels/dgemm/common.cuh"
+#include "kernels/launch_tiles.cuh"
 
 namespace gemmkit::dgemm {
 
@@ -143,11 +144,8 @@ __global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmAr
 
 inline cudaError_t launch_edge_fast(const Problem& p, cudaStream_t stream) {
     using Cfg = EdgeFastCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec<double>(p, [&](auto ta, auto tb, auto vec) {
-        edge_fast_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<batch_grid(grid, p), Cfg::kThreads, 0, stream>>>(make_args<double>(p));
-        return cudaGetLastError();
+    return launch_tiles_vec<double>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb, auto vec) {
+        return edge_fast_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
     });
 }
 

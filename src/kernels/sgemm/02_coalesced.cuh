@@ -10,6 +10,7 @@
 // Measured: docs/ladder/fp32.md#step-02.
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -30,10 +31,10 @@ __global__ void __launch_bounds__(CoalescedCfg::kBlock * CoalescedCfg::kBlock) c
 }
 
 inline cudaError_t launch_coalesced(const Problem& p, cudaStream_t stream) {
-    return with_ops(p, [&](auto ta, auto tb) {
-        constexpr int B = CoalescedCfg::kBlock;
-        coalesced_kernel<decltype(ta)::value, decltype(tb)::value><<<dim3(ceil_div(p.m, B), ceil_div(p.n, B)), dim3(B, B), 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    using Cfg = CoalescedCfg;
+    const dim3 block(Cfg::kBlock, Cfg::kBlock);  // one thread a C element
+    return launch_tiles<float>(p, Cfg::kBlock, Cfg::kBlock, block, stream, [](auto ta, auto tb) {
+        return coalesced_kernel<decltype(ta)::value, decltype(tb)::value>;
     });
 }
 

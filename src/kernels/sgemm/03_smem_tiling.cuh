@@ -9,6 +9,7 @@
 // Measured: docs/ladder/fp32.md#step-03.
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -42,11 +43,9 @@ __global__ void __launch_bounds__(SmemTilingCfg::kThreads) smem_tiling_kernel(Ge
 }
 
 inline cudaError_t launch_smem_tiling(const Problem& p, cudaStream_t stream) {
-    return with_ops(p, [&](auto ta, auto tb) {
-        using Cfg = SmemTilingCfg;
-        smem_tiling_kernel<decltype(ta)::value, decltype(tb)::value>
-            <<<dim3(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN)), dim3(Cfg::BM, Cfg::BN), 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    using Cfg = SmemTilingCfg;
+    return launch_tiles<float>(p, Cfg::BM, Cfg::BN, dim3(Cfg::BM, Cfg::BN), stream, [](auto ta, auto tb) {
+        return smem_tiling_kernel<decltype(ta)::value, decltype(tb)::value>;
     });
 }
 

@@ -10,6 +10,7 @@
 // Measured: docs/ladder/fp32.md#step-04.
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -56,11 +57,9 @@ __global__ void __launch_bounds__(RegisterBlocking1dCfg::kThreads) register_bloc
 }
 
 inline cudaError_t launch_register_blocking_1d(const Problem& p, cudaStream_t stream) {
-    return with_ops(p, [&](auto ta, auto tb) {
-        using Cfg = RegisterBlocking1dCfg;
-        register_blocking_1d_kernel<decltype(ta)::value, decltype(tb)::value>
-            <<<dim3(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN)), Cfg::kThreads, 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    using Cfg = RegisterBlocking1dCfg;
+    return launch_tiles<float>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb) {
+        return register_blocking_1d_kernel<decltype(ta)::value, decltype(tb)::value>;
     });
 }
 

@@ -13,6 +13,7 @@
 // Measured: docs/ladder/fp32.md#step-07.
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -64,11 +65,8 @@ __global__ void __launch_bounds__(BankConflictFreeCfg::kThreads) bank_conflict_f
 
 inline cudaError_t launch_bank_conflict_free(const Problem& p, cudaStream_t stream) {
     using Cfg = BankConflictFreeCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
-        bank_conflict_free_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    return launch_tiles_vec<float>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb, auto vec) {
+        return bank_conflict_free_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
     });
 }
 

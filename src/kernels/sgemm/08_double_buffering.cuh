@@ -11,6 +11,7 @@
 // Measured: docs/ladder/fp32.md#step-08.
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -76,11 +77,8 @@ __global__ void __launch_bounds__(DoubleBufferingCfg::kThreads, 2) double_buffer
 
 inline cudaError_t launch_double_buffering(const Problem& p, cudaStream_t stream) {
     using Cfg = DoubleBufferingCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
-        double_buffering_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    return launch_tiles_vec<float>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb, auto vec) {
+        return double_buffering_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
     });
 }
 

@@ -12,6 +12,7 @@
 // registers leave one block (8 warps) per SM instead of two (gemmkit explain shows it).
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -83,11 +84,8 @@ __global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads) two_level_prefe
 
 inline cudaError_t launch_two_level_prefetch(const Problem& p, cudaStream_t stream) {
     using Cfg = TwoLevelPrefetchCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
-        two_level_prefetch_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    return launch_tiles_vec<float>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb, auto vec) {
+        return two_level_prefetch_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
     });
 }
 

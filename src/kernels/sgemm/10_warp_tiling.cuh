@@ -12,6 +12,7 @@
 // registers leave one block (8 warps) per SM instead of two (gemmkit explain shows it).
 #pragma once
 
+#include "kernels/launch_tiles.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace gemmkit::sgemm {
@@ -88,11 +89,8 @@ __global__ void __launch_bounds__(WarpTilingCfg::kThreads) warp_tiling_kernel(Ge
 
 inline cudaError_t launch_warp_tiling(const Problem& p, cudaStream_t stream) {
     using Cfg = WarpTilingCfg;
-    const dim3 grid(ceil_div(p.m, Cfg::BM), ceil_div(p.n, Cfg::BN));
-    return with_ops_and_vec<float>(p, [&](auto ta, auto tb, auto vec) {
-        warp_tiling_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>
-            <<<grid, Cfg::kThreads, 0, stream>>>(make_args<float>(p));
-        return cudaGetLastError();
+    return launch_tiles_vec<float>(p, Cfg::BM, Cfg::BN, Cfg::kThreads, stream, [](auto ta, auto tb, auto vec) {
+        return warp_tiling_kernel<decltype(ta)::value, decltype(tb)::value, decltype(vec)::value>;
     });
 }
 
