@@ -3,6 +3,8 @@
 // The rules and their evidence: docs/plan.md#hopper.
 #include <string>
 
+#include "kernels/hopper/01_wgmma_tma.cuh"
+#include "kernels/hopper/02_tma_ring.cuh"
 #include "kernels/hopper/10_sized_tiles.cuh"
 #include "kernels/hopper/batch_path.hpp"
 #include "kernels/hopper/peeled_edges.hpp"

@@ -12,11 +12,12 @@
 // Preconditions: A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA); others
 // run the mma.sync pipeline (step 05). Any m, n, k: TMA zero-fills, the epilogue checks bounds.
 // Measured: docs/ladder/hopper.md#step-06 (the H200 run: #lab-steps-06-14).
+// Its building block, a slab's wgmmas (mma_slab), is in wgmma_slab.cuh, which later steps share.
 #pragma once
 
 #include "kernels/hopper/epilogue.cuh"
 #include "kernels/hopper/slab.cuh"
-#include "kernels/hopper/tf32_mma.cuh"
+#include "kernels/hopper/wgmma_slab.cuh"
 #include "ptx/mbarrier.cuh"
 
 namespace gemmkit::hopper {
@@ -24,26 +25,6 @@ namespace gemmkit::hopper {
 struct WgmmaTmaCfg {
     static constexpr int BM = 64, BN = 256, BK = 64, kStages = 1, kThreads = 128;
 };
-
-// Issues, as one committed group, the wgmmas that multiply the 64-row slice `slice` of the A
-// slab at shared address a by the whole B slab at b (BK / 16 steps of m64nNk16), accumulating
-// into acc (or, with accumulate false, overwriting it: a tile's first slab). They run
-// asynchronously: the slabs are in use until ptx::wgmma_wait says done. (FP32 inputs: TF32
-// wgmmas, tf32_mma.cuh.)
-template <class T, class SlabA, class SlabB, class Frags = NoFragments>
-__device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice,
-                                         bool accumulate = true, Frags* frags = nullptr, int use = 0) {
-    if constexpr (std::is_same_v<T, float>) {
-        mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice, accumulate, frags, use);
-    } else {
-        ptx::wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < SlabA::BK; kk += 16)
-            ptx::wgmma_m64k16<SlabB::MN, T, !SlabA::kKMajor, !SlabB::kKMajor>(
-                acc, SlabA::descriptor(a, 64 * slice, kk), SlabB::descriptor(b, 0, kk), accumulate || kk > 0);
-        ptx::wgmma_commit();
-    }
-}
 
 template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(WgmmaTmaCfg::kThreads)

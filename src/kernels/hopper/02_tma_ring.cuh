@@ -12,7 +12,10 @@
 // Measured: docs/ladder/hopper.md#step-07.
 #pragma once
 
-#include "kernels/hopper/01_wgmma_tma.cuh"
+#include "kernels/hopper/epilogue.cuh"
+#include "kernels/hopper/slab.cuh"
+#include "kernels/hopper/wgmma_slab.cuh"
+#include "ptx/mbarrier.cuh"
 
 namespace gemmkit::hopper {
 

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "kernels/hopper/01_wgmma_tma.cuh"
+#include "kernels/hopper/02_tma_ring.cuh"
 #include "kernels/hopper/09_deferred_epilogue.cuh"
 #include "kernels/hopper/10_sized_tiles.cuh"
 #include "kernels/hopper/launch.cuh"

@@ -1,0 +1,32 @@
+// The Hopper steps' tensor-core building block: one slab's wgmmas (Hopper step 1 introduces it,
+// docs/ladder/hopper.md#step-06). FP32 inputs take TF32 wgmmas (tf32_mma.cuh).
+#pragma once
+
+#include <type_traits>
+
+#include "kernels/hopper/slab.cuh"
+#include "kernels/hopper/tf32_mma.cuh"
+
+namespace gemmkit::hopper {
+
+// Issues, as one committed group, the wgmmas that multiply the 64-row slice `slice` of the A
+// slab at shared address a by the whole B slab at b (BK / 16 steps of m64nNk16), accumulating
+// into acc (or, with accumulate false, overwriting it: a tile's first slab). They run
+// asynchronously: the slabs are in use until ptx::wgmma_wait says done. (FP32 inputs: TF32
+// wgmmas, tf32_mma.cuh.)
+template <class T, class SlabA, class SlabB, class Frags = NoFragments>
+__device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a, uint32_t b, int slice,
+                                         bool accumulate = true, Frags* frags = nullptr, int use = 0) {
+    if constexpr (std::is_same_v<T, float>) {
+        mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice, accumulate, frags, use);
+    } else {
+        ptx::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < SlabA::BK; kk += 16)
+            ptx::wgmma_m64k16<SlabB::MN, T, !SlabA::kKMajor, !SlabB::kKMajor>(
+                acc, SlabA::descriptor(a, 64 * slice, kk), SlabB::descriptor(b, 0, kk), accumulate || kk > 0);
+        ptx::wgmma_commit();
+    }
+}
+
+}  // namespace gemmkit::hopper
