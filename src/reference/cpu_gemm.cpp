@@ -5,13 +5,6 @@
 #include <vector>
 
 namespace gemmkit::ref {
-namespace {
-// Below this many multiply-adds (or elements) a reference runs on the calling thread: a batch
-// test checks tens of thousands of tiny problems, and a thread team for each of them, in
-// several test processes at once on one host, made a 70,000-problem test run for minutes
-// (docs/results/2026-11-28-dist-copy-engines/, call 7's GPU suite).
-constexpr int64_t kWorthAThreadTeam = int64_t{1} << 15;
-}  // namespace
 
 template <class T>
 void cpu_gemm(gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, double alpha, const T* A,

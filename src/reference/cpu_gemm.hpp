@@ -8,6 +8,12 @@
 
 namespace gemmkit::ref {
 
+// Below this many multiply-adds (or elements) the references and the comparison run on the
+// calling thread: a batch test checks tens of thousands of tiny problems, and a thread team for
+// each of them, in several test processes at once on one host, made a 70,000-problem test run
+// for minutes (docs/results/2026-11-28-dist-copy-engines/, call 7's GPU suite).
+inline constexpr int64_t kWorthAThreadTeam = int64_t{1} << 15;
+
 // out(i,j) = alpha * sum_p op(A)(i,p) op(B)(p,j) + beta * C(i,j), accumulated in double.
 // Column-major inputs with their leading dimensions; `out` is m x n with leading dimension m.
 // With beta == 0, C is not read (may be NULL). If `scale` is non-NULL it receives

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "reference/cpu_gemm.hpp"
 #include "verify/dtypes.hpp"
 
 namespace gemmkit::verify {
@@ -37,10 +38,9 @@ CompareResult compare(const T* out, int64_t ldo, const double* ref, const double
     const double bound_per_scale = tol.elem_factor * tol.unit_roundoff * (std::sqrt(static_cast<double>(k)) + 1.0);
     double err2 = 0, ref2 = 0, scale2 = 0, worst = 0;
     int64_t bad = 0, first_bad = -1;
-    // A thread team only where there is work for it: batch tests compare tens of thousands of
-    // tiny problems (cpu_gemm.cpp's kWorthAThreadTeam says what that cost).
-    constexpr int64_t kWorthAThreadTeam = int64_t{1} << 15;
-#pragma omp parallel for reduction(+ : err2, ref2, scale2, bad) reduction(max : worst) if (m * n >= kWorthAThreadTeam)
+    // A thread team only where there is work for it (ref::kWorthAThreadTeam).
+#pragma omp parallel for reduction(+ : err2, ref2, scale2, bad) reduction(max : worst) \
+    if (m * n >= ref::kWorthAThreadTeam)
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < m; ++i) {
             const double o = to_double(out[i + j * ldo]);
