@@ -52,6 +52,13 @@ struct LastRoundSplit {
     double share = 0, cost = 0;
 };
 
+// The workers that share out the last round of `units` units: all `workers`, or, in a single
+// round whose slabs cannot give each of them min_share_slabs, as many as they can.
+inline int64_t last_round_workers(const StreamKRules& rules, int64_t units, int64_t workers, int64_t slabs) {
+    const int64_t fit = units % workers * slabs / rules.min_share_slabs;
+    return units < workers && fit < workers ? fit : workers;
+}
+
 // How `workers` share out the last round of `units` units of `slabs` slabs under `rules`.
 // `tile_scale`: a unit's area against the reference tile's (its slabs' time and its partial sums
 // scale with it; the fixed cost does not).
@@ -68,10 +75,10 @@ inline LastRoundSplit split_last_round(const StreamKRules& rules, int64_t units,
     if (rest == 0) return {};
     if ((!single_round || !rules.single_round_any_busy) && 2 * rest > workers) return {};
     if (rules.max_whole_rounds > 0 && units / workers >= rules.max_whole_rounds) return {};
-    const int64_t fit = rest * slabs / rules.min_share_slabs;  // workers that can have a whole share
-    const bool fewer = single_round && fit < workers;
-    if (fewer ? fit < 2 * rest : fit < workers) return {};
-    const int64_t used = fewer ? fit : workers;
+    const int64_t used = last_round_workers(rules, units, workers, slabs);
+    const bool fewer = used < workers;
+    // A whole share for every worker used: at least two a unit, or after whole rounds all of them.
+    if (fewer ? used < 2 * rest : rest * slabs / rules.min_share_slabs < workers) return {};
     const double share = rules.whole_slab_shares ? static_cast<double>(rest * slabs / used)
                                                  : static_cast<double>(rest * slabs) / static_cast<double>(used);
     const double pieces = static_cast<double>(used) / static_cast<double>(rest);  // a split unit's, about
@@ -79,13 +86,6 @@ inline LastRoundSplit split_last_round(const StreamKRules& rules, int64_t units,
     const double slab_scale = fewer && tile_scale < rules.fewer_slab_scale ? rules.fewer_slab_scale : tile_scale;
     if ((static_cast<double>(slabs) - share) * slab_scale <= cost) return {};
     return {rest, used, share, cost};
-}
-
-// The workers that share out the last round of `units` units: all `workers`, or, in a single
-// round whose slabs cannot give each of them min_share_slabs, as many as they can.
-inline int64_t last_round_workers(const StreamKRules& rules, int64_t units, int64_t workers, int64_t slabs) {
-    const int64_t fit = units % workers * slabs / rules.min_share_slabs;
-    return units < workers && fit < workers ? fit : workers;
 }
 
 // ---- split-K: every tile's k cut into ranges ------------------------------------------------
