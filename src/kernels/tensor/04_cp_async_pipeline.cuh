@@ -76,9 +76,9 @@ struct SlabRing {
         if (kFull || s < operands.slabs) {
             const int k_left = k - s * Cfg::BK;
             const int m_left = operands.m_left, n_left = operands.n_left;
-            copyA.issue(a_stage(stage), operands.a_of(s), m_left, k_left,
+            copyA.issue(a_stage(stage), operands.a_of(s), operands.a_slab, m_left, k_left,
                         kFull || (k_left >= Cfg::BK && m_left >= Cfg::BM));
-            copyB.issue(b_stage(stage), operands.b_of(s), n_left, k_left,
+            copyB.issue(b_stage(stage), operands.b_of(s), operands.b_slab, n_left, k_left,
                         kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
         }
         ptx::cp_async_commit();
