@@ -170,12 +170,14 @@ __device__ __forceinline__ T scaled_c(const T* c, T acc, T alpha, T beta) {
 
 // C(i, j) = alpha*acc + beta*C(i, j) + bias[i] (FP32 or FP64 C), for i < m, j < n: the fused
 // epilogue's first part, for kernels that store a tile of values a thread from unrolled loops
-// and then finish them (finish_stored, epilogue_ops.cuh).
+// and then finish them (finish_stored, epilogue_ops.cuh). epi: g.epilogue(), asked once before
+// the loops (asked a value, it cost ~16 instructions each: docs/epilogues.md#select-late).
 template <class T, class TC>
-__device__ __forceinline__ void store_c_biased(const GemmArgs<T, TC>& g, int i, int j, TC acc) {
+__device__ __forceinline__ void store_c_biased(const GemmArgs<T, TC>& g, const EpilogueArgs<TC>& epi, int i, int j,
+                                               TC acc) {
     TC* const c = g.C + i + static_cast<int64_t>(j) * g.ldc;
     const TC v = scaled_c(c, acc, g.alpha, g.beta);
-    *c = g.epi.bias != nullptr ? v + bias_of<TC>(g.epilogue(), i, g.m) : v;
+    *c = epi.bias != nullptr ? v + bias_of<TC>(epi, i, g.m) : v;
 }
 
 // C(i, j) = alpha*acc + beta*C(i, j) (FP32 or FP64 C), then the launch's whole fused epilogue

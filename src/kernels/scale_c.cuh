@@ -19,10 +19,11 @@ __global__ void scale_c_kernel(GemmArgs<T> args) {
     select_batch<true>(args);
     const int i = blockIdx.x * blockDim.x + threadIdx.x;  // rows along the warp: coalesced
     if (i >= args.m) return;
+    const auto epi = args.epilogue();  // once, not a value (docs/epilogues.md#select-late)
     for (int j = blockIdx.y; j < args.n; j += gridDim.y) {
         T* c = args.C + i + static_cast<int64_t>(j) * args.ldc;
         S v = args.beta == S(0) ? S(0) : args.beta * widen<S>(*c);
-        if (args.epi.active()) v = epilogue_value(args.epilogue(), i, j, args.m, args.n, v);
+        if (args.epi.active()) v = epilogue_value(epi, i, j, args.m, args.n, v);
         *c = narrow<T>(v);
     }
 }

@@ -73,6 +73,7 @@ __global__ void __launch_bounds__(DoubleBufferCfg::kThreads) double_buffer_kerne
         buf ^= 1;
     }
     // For each (r, c) a half-warp writes 16 consecutive doubles of one column: 128 bytes.
+    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int j = j0 + tj + c * kThreadRows;
@@ -80,10 +81,10 @@ __global__ void __launch_bounds__(DoubleBufferCfg::kThreads) double_buffer_kerne
 #pragma unroll
         for (int r = 0; r < Cfg::TM; ++r) {
             const int i = i0 + ti + r * kThreadRows;
-            if (i < g.m) store_c_biased(g, i, j, acc[r][c]);
+            if (i < g.m) store_c_biased(g, epi, i, j, acc[r][c]);
         }
     }
-    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {
+    finish_stored(epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {
         return make_int2(i0 + ti + v % Cfg::TM * kThreadRows, j0 + tj + v / Cfg::TM * kThreadRows);
     });
 }

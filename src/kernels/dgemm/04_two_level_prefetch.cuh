@@ -89,6 +89,7 @@ __global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads) two_level_prefe
     }
     // For each (q, c) a half-warp writes 16 consecutive double2s of one column: 256 bytes.
     const bool vec_c = aligned16<double>(g.C, g.ldc);
+    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int j = j0 + tj + c / 2 * kPS + c % 2;
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads) two_level_prefe
         for (int q = 0; q < Cfg::TM / 2; ++q) {
             const int i = i0 + ti + q * kPS;
             if (i < g.m)
-                store_c2(g, i, j, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
+                store_c2(g, epi, i, j, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
         }
     }
     finish_pair_tile<Cfg::TM, Cfg::TN, kPS>(g, i0 + ti, j0 + tj);

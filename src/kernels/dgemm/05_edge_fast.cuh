@@ -57,12 +57,13 @@ __device__ __forceinline__ void store_pair_tile(const GemmArgs<double>& g, const
                                                 int j, bool interior) {
     constexpr int kPS = Cfg::kPairStride;
     const bool vec_c = aligned16<double>(g.C, g.ldc);
+    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
     if (interior) {
 #pragma unroll
         for (int c = 0; c < Cfg::TN; ++c)
 #pragma unroll
             for (int q = 0; q < Cfg::TM / 2; ++q)
-                store_c2(g, i + q * kPS, j + c / 2 * kPS + c % 2, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
+                store_c2(g, epi, i + q * kPS, j + c / 2 * kPS + c % 2, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
         return finish_pair_tile<Cfg::TM, Cfg::TN, kPS>(g, i, j);
     }
 #pragma unroll
@@ -73,7 +74,7 @@ __device__ __forceinline__ void store_pair_tile(const GemmArgs<double>& g, const
         for (int q = 0; q < Cfg::TM / 2; ++q) {
             const int iq = i + q * kPS;
             if (iq < g.m)
-                store_c2(g, iq, jc, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
+                store_c2(g, epi, iq, jc, acc[2 * q][c], acc[2 * q + 1][c], vec_c);
         }
     }
     finish_pair_tile<Cfg::TM, Cfg::TN, kPS>(g, i, j);

@@ -375,6 +375,7 @@ struct DmmaBlock {
     __device__ void store(const Acc& acc, int m0, int n0) const {
         const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
         const bool vec_c = aligned16<double>(args.C, args.ldc);
+        const auto epi = args.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
         for (int mi = 0; mi < Cfg::MI; ++mi) {
             const int i = m0 + wm0 + 16 * mi + 2 * g;  // even: 16-byte aligned when vec_c
@@ -385,10 +386,10 @@ struct DmmaBlock {
                 for (int c = 0; c < 2; ++c) {
                     const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
                     if (j < args.n)
-                        store_c2(args, i, j, acc[mi][ni][c], acc[mi][ni][2 + c], vec_c);
+                        store_c2(args, epi, i, j, acc[mi][ni][c], acc[mi][ni][2 + c], vec_c);
                 }
         }
-        finish_stored(args.epilogue(), args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
+        finish_stored(epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
             const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, c = v / 2 % 2, half = v % 2;  // acc[mi][ni][c + 2 half]
             return make_int2(m0 + wm0 + 16 * mi + 2 * g + half, n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2);
         });

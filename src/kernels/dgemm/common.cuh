@@ -15,7 +15,8 @@ namespace gemmkit::dgemm {
 // Rows i and i+1 of column j of C, with the fused epilogue's bias (store_c_biased; the caller
 // finishes them), i < m and j < n: one 16-byte access when both rows are inside and C allows it
 // (vec), else element by element.
-__device__ __forceinline__ void store_c2(const GemmArgs<double>& g, int i, int j, double acc0, double acc1, bool vec) {
+__device__ __forceinline__ void store_c2(const GemmArgs<double>& g, const EpilogueArgs<double>& epi, int i, int j,
+                                         double acc0, double acc1, bool vec) {
     double* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
     if (vec && g.m - i >= 2) {
         double2 out = make_double2(g.alpha * acc0, g.alpha * acc1);
@@ -23,12 +24,12 @@ __device__ __forceinline__ void store_c2(const GemmArgs<double>& g, int i, int j
             const double2 old = *reinterpret_cast<const double2*>(c);
             out = make_double2(fma(g.beta, old.x, out.x), fma(g.beta, old.y, out.y));
         }
-        if (const double* bias = g.epilogue().bias) out = make_double2(out.x + bias[i], out.y + bias[i + 1]);
+        if (const double* bias = epi.bias) out = make_double2(out.x + bias[i], out.y + bias[i + 1]);
         *reinterpret_cast<double2*>(c) = out;
         return;
     }
-    store_c_biased(g, i, j, acc0);
-    if (g.m - i >= 2) store_c_biased(g, i + 1, j, acc1);
+    store_c_biased(g, epi, i, j, acc0);
+    if (g.m - i >= 2) store_c_biased(g, epi, i + 1, j, acc1);
 }
 
 // finish_stored for a thread tile stored in pairs (store_c2): acc[r][c] is C(i + kPairStride

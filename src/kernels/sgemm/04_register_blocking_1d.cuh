@@ -48,12 +48,13 @@ __global__ void __launch_bounds__(RegisterBlocking1dCfg::kThreads) register_bloc
     }
     const int i = i0 + ti;
     if (i >= g.m) return;
+    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int j = j0 + tj + c;
-        if (j < g.n) store_c_biased(g, i, j, acc[c]);
+        if (j < g.n) store_c_biased(g, epi, i, j, acc[c]);
     }
-    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TN, [&](int c) { return make_int2(i, j0 + tj + c); });
+    finish_stored(epi, g.C, g.ldc, g.m, g.n, Cfg::TN, [&](int c) { return make_int2(i, j0 + tj + c); });
 }
 
 inline cudaError_t launch_register_blocking_1d(const Problem& p, cudaStream_t stream) {

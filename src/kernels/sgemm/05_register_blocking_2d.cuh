@@ -54,16 +54,17 @@ __global__ void __launch_bounds__(RegisterBlocking2dCfg::kThreads) register_bloc
         }
         __syncthreads();
     }
+    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
     for (int c = 0; c < Cfg::TN; ++c) {
         const int j = j0 + tj + c;
 #pragma unroll
         for (int r = 0; r < Cfg::TM; ++r) {
             const int i = i0 + ti + r;
-            if (i < g.m && j < g.n) store_c_biased(g, i, j, acc[r][c]);
+            if (i < g.m && j < g.n) store_c_biased(g, epi, i, j, acc[r][c]);
         }
     }
-    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN,
+    finish_stored(epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN,
                   [&](int v) { return make_int2(i0 + ti + v % Cfg::TM, j0 + tj + v / Cfg::TM); });
 }
 

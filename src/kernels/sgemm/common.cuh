@@ -102,7 +102,8 @@ namespace gemmkit::sgemm {
 // Writes rows i..i+3 of column j of C from four accumulators, with the fused epilogue's bias
 // (store_c_biased; the caller finishes them): one 16-byte access when the four rows are inside
 // and C allows it (vec), else element by element. i < m and j < n.
-__device__ __forceinline__ void store_c4(const GemmArgs<float>& g, int i, int j, float4 acc, bool vec) {
+__device__ __forceinline__ void store_c4(const GemmArgs<float>& g, const EpilogueArgs<float>& epi, int i, int j,
+                                         float4 acc, bool vec) {
     float* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
     if (vec && g.m - i >= 4) {
         const float alpha = g.alpha, beta = g.beta;
@@ -112,8 +113,8 @@ __device__ __forceinline__ void store_c4(const GemmArgs<float>& g, int i, int j,
             out = make_float4(fmaf(beta, old.x, out.x), fmaf(beta, old.y, out.y), fmaf(beta, old.z, out.z),
                               fmaf(beta, old.w, out.w));
         }
-        if (g.epi.bias != nullptr) {
-            const float* b = g.epilogue().bias + i;
+        if (epi.bias != nullptr) {
+            const float* b = epi.bias + i;
             out = make_float4(out.x + b[0], out.y + b[1], out.z + b[2], out.w + b[3]);
         }
         *reinterpret_cast<float4*>(c) = out;
@@ -122,7 +123,7 @@ __device__ __forceinline__ void store_c4(const GemmArgs<float>& g, int i, int j,
     const float v[4] = {acc.x, acc.y, acc.z, acc.w};
 #pragma unroll
     for (int r = 0; r < 4; ++r)
-        if (r < g.m - i) store_c_biased(g, i + r, j, v[r]);
+        if (r < g.m - i) store_c_biased(g, epi, i + r, j, v[r]);
 }
 
 }  // namespace gemmkit::sgemm
@@ -135,6 +136,7 @@ namespace gemmkit::sgemm {
 template <int kRowStep, int kColStep>
 __device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const float (&acc)[8][8], int i, int j) {
     const bool vec_c = aligned16<float>(g.C, g.ldc);
+    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
     for (int c = 0; c < 8; ++c) {
         const int col = j + c / 4 * kColStep + c % 4;
@@ -143,11 +145,11 @@ __device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const 
         for (int rq = 0; rq < 2; ++rq) {
             const int row = i + rq * kRowStep;
             if (row < g.m)
-                store_c4(g, row, col,
+                store_c4(g, epi, row, col,
                          make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]), vec_c);
         }
     }
-    finish_stored(g.epilogue(), g.C, g.ldc, g.m, g.n, 64, [&](int v) {  // acc[v % 8][v / 8]
+    finish_stored(epi, g.C, g.ldc, g.m, g.n, 64, [&](int v) {  // acc[v % 8][v / 8]
         const int r = v % 8, c = v / 8;
         return make_int2(i + r / 4 * kRowStep + r % 4, j + c / 4 * kColStep + c % 4);
     });

@@ -93,6 +93,7 @@ template <class Cfg, class TC, bool kPermRows = false, bool kPermCols = false, c
 __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][Cfg::NI][4], const GemmArgs<T, TC>& args,
                                                    int m0, int n0) {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const EpilogueArgs<TC> epi = args.epilogue();  // once: asked a value, it cost ~16 instructions each
 #pragma unroll
     for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
@@ -103,9 +104,9 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][C
                 const int j = n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2);
                 if (i < args.m && j < args.n)
                     store_scaled(args.C, args.ldc, i, j, acc[mi][ni][r], args.alpha, args.beta,
-                                 bias_of<float>(args.epilogue(), i, args.m));
+                                 bias_of<float>(epi, i, args.m));
             }
-    finish_stored(args.epilogue(), args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
+    finish_stored(epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
         const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, r = v % 4;  // acc[mi][ni][r]
         return make_int2(m0 + unit_mn<kPermRows>(2 * mi + r / 2, g), n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2));
     });

@@ -47,6 +47,7 @@ struct StagedEpilogue {
         const int64_t ldc = args.ldc;
         const float alpha = args.alpha;
         const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, odd = g & 1;
+        const EpilogueArgs<TC> epi = args.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
         for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
@@ -54,8 +55,8 @@ struct StagedEpilogue {
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {  // rows g (acc 0, 1) and g + 8 (acc 2, 3)
                     float c0 = alpha * acc[mi][ni][2 * half], c1 = alpha * acc[mi][ni][2 * half + 1];
-                    if (args.epi.bias != nullptr) {  // this lane's row g (+ 8); serves() left no aux or activation
-                        const float b = bias_of<float>(args.epilogue(), m0 + wm0 + mi * 16 + 8 * half + g, args.m);
+                    if (epi.bias != nullptr) {  // this lane's row g (+ 8); serves() left no aux or activation
+                        const float b = bias_of<float>(epi, m0 + wm0 + mi * 16 + 8 * half + g, args.m);
                         c0 += b, c1 += b;
                     }
                     // Even rows keep column 2t and take the odd row's; odd rows keep column 2t + 1.
