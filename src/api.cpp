@@ -90,7 +90,7 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         s != GEMMKIT_SUCCESS)
         return s;
     for (const auto& [ptr, name] : {std::pair<const void*, const char*>{p.epilogue.bias, "epilogue->bias"},
-                                    {p.epilogue.aux, "epilogue->aux"}})
+                                    {p.epilogue.aux, "epilogue->aux"}, {p.groups.ends, "group_ends"}})
         if (ptr != nullptr)
             if (gemmkit_status s = check_device_pointer(ptr, name); s != GEMMKIT_SUCCESS) return s;
     cudaError_t err;
@@ -102,8 +102,8 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         if (gemmkit_status s = check_device_pointer(a, arrays ? "Aarray" : "A"); s != GEMMKIT_SUCCESS) return s;
         if (gemmkit_status s = check_device_pointer(b, arrays ? "Barray" : "B"); s != GEMMKIT_SUCCESS) return s;
         // A problem past the chunk limits (sizes, or a batch past one launch) runs as several;
-        // each chunk gets its own plan.
-        err = for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) {
+        // each chunk gets its own plan. A grouped call is within them (validate_groups).
+        err = grouped(p) ? info->launch(p, plan, stream) : for_each_chunk(p, ChunkLimits{}, [&](const Problem& sub) {
             if (sub.m == p.m && sub.n == p.n && sub.k == p.k && sub.batch.count == p.batch.count)
                 return info->launch(sub, plan, stream);
             Plan part;
@@ -265,3 +265,22 @@ extern "C" gemmkit_status gemmkit_set_sm_limit(int sm_count) {
 }
 
 extern "C" int gemmkit_sm_limit(void) { return gemmkit::sm_limit(); }
+
+extern "C" gemmkit_status gemmkit_gemm_grouped_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a, const void* B, gemmkit_dtype b_type,
+    int64_t ldb, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, const int32_t* group_ends,
+    int64_t group_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel) {
+    if (group_count < 0)
+        return gemmkit::fail(GEMMKIT_INVALID_VALUE, "group_count = " + std::to_string(group_count) + " is negative");
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    p.batch.stride_a = stride_a;
+    p.groups.ends = group_ends;
+    p.groups.count = group_count;
+    // No groups: nothing to compute, once the other arguments are checked as a plain call's.
+    if (group_count == 0) p.batch.count = 0;
+    return gemm_with_epilogue(p, epilogue, alpha == nullptr, beta == nullptr, stream, kernel);
+}

@@ -32,6 +32,14 @@ struct Epilogue {
     int64_t ld_aux = 1, aux_stride = 0;
 };
 
+// A grouped call (gemmkit_gemm_grouped_ex): C's columns cut into `count` groups by the device
+// array `ends` (group g: columns ends[g - 1] .. ends[g] - 1), group g reading A + g * stride_a
+// (Batch::stride_a). Not grouped: count 0.
+struct Groups {
+    const int32_t* ends = nullptr;
+    int64_t count = 0;
+};
+
 struct Problem {
     gemmkit_op transa = GEMMKIT_OP_N;
     gemmkit_op transb = GEMMKIT_OP_N;
@@ -48,6 +56,7 @@ struct Problem {
     gemmkit_compute compute = GEMMKIT_COMPUTE_32F;
     Batch batch;
     Epilogue epilogue;
+    Groups groups;
 };
 
 // Whether p's epilogue does anything beyond alpha and beta (every kernel runs it:
@@ -59,6 +68,9 @@ inline bool fused_epilogue(const Problem& p) {
 // Whether p is a batch (strided, of more than one, or through pointer arrays): only the kernels
 // whose launch takes batches (KernelInfo::batches) run it.
 inline bool batched(const Problem& p) { return p.batch.count != 1 || p.batch.arrays; }
+// Whether p is a grouped call: only the kernels whose launch takes groups (KernelInfo::groups)
+// run it, and they run nothing else.
+inline bool grouped(const Problem& p) { return p.groups.count > 0; }
 // Whether p's matrices come from device arrays of pointers, whose alignment the host cannot see.
 inline bool pointer_arrays(const Problem& p) { return p.batch.arrays; }
 

@@ -32,6 +32,7 @@ std::vector<KernelInfo> build_registry() {
     tensor::add_hopper_kernels(&table);
     dgemm::add_dgemm_kernels(&table);
     skinny::add_few_vectors_kernels(&table);  // one row a type, the last step of each ladder
+    tensor::add_hopper_grouped(&table);        // grouped calls only, after the plain ladders
     // ...so group rows by family, keeping each family's ladder order (families in order of
     // first appearance): `list` and the bench then show one family at a time.
     std::vector<std::string> families;
@@ -76,6 +77,11 @@ bool has_types(const Problem& p, gemmkit_dtype abc, gemmkit_compute compute, con
 bool row_supports(const KernelInfo& info, const Problem& p, std::string* why) {
     if (batched(p) && !info.batches) {
         *why = "it runs one problem a launch, not a batch (gemmkit list marks those that do: \"batches\")";
+        return false;
+    }
+    if (grouped(p) != info.groups) {
+        *why = info.groups ? "it runs grouped calls only (gemmkit_gemm_grouped_ex)"
+                           : "it runs no grouped call (gemmkit list marks those that do: \"groups\")";
         return false;
     }
     return info.supports(p, why);

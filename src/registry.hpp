@@ -63,6 +63,9 @@ struct KernelInfo {
     // Whether launch runs a batch (problem.hpp, Batch) in one launch, a problem a layer of the
     // grid (select_batch, launch_common.cuh). Other rows refuse batched problems.
     bool batches = false;
+    // Whether launch runs a grouped call (problem.hpp, Groups). Such a row runs nothing else, and
+    // no other row runs a grouped call.
+    bool groups = false;
 };
 
 // KernelInfo::launch for a kernel with a single configuration: Launch(p, stream).

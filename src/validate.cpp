@@ -94,6 +94,36 @@ gemmkit_status validate_epilogue(const Problem& p) {
     return GEMMKIT_SUCCESS;
 }
 
+// A grouped call (gemmkit_gemm_grouped_ex): the ends array itself (its values live on the
+// device, where the kernel checks them), A's stride, and what the grouped kernels take.
+gemmkit_status validate_groups(const Problem& p) {
+    const Groups& g = p.groups;
+    if (g.count > 65535) return fail(GEMMKIT_NOT_SUPPORTED, "group_count = " + num(g.count) + " is more than 65535");
+    if (g.ends == nullptr) return invalid("group_ends is NULL (a device array of group_count int32 values)");
+    if (reinterpret_cast<uintptr_t>(g.ends) % alignof(int32_t) != 0)
+        return invalid("group_ends is not aligned to 4 bytes (it is an array of int32)");
+    const int64_t stride_a = p.batch.stride_a, last = g.count - 1;
+    if (stride_a < 0) return invalid("stride_a = " + num(stride_a) + " is negative (0 gives every group the same A)");
+    if (last > 0 && stride_a > INT64_MAX / 16 / last)
+        return invalid("stride_a = " + num(stride_a) + " times group_count - 1 = " + num(last) +
+                       " overflows a 64-bit offset");
+    const Epilogue& e = p.epilogue;
+    if (e.bias != nullptr && last > 0 && e.bias_stride > INT64_MAX / 16 / last)
+        return invalid("epilogue->bias_stride = " + num(e.bias_stride) + " times group_count - 1 = " + num(last) +
+                       " overflows a 64-bit offset");
+    if (e.aux != nullptr && e.aux_stride != 0)
+        return invalid("epilogue->aux_stride = " + num(e.aux_stride) +
+                       " in a grouped call: aux is one m x n matrix, like C, so it must be 0");
+    if (!reads_ab(p))
+        return fail(GEMMKIT_NOT_SUPPORTED, "a grouped call needs k > 0 and alpha != 0 (C = beta C by groups is not served)");
+    const ChunkLimits lim;
+    if (p.m > lim.max_m || p.n > lim.max_n || p.k > lim.max_k)
+        return fail(GEMMKIT_NOT_SUPPORTED, "a grouped call takes m, k <= " + num(lim.max_m) + " and n <= " +
+                                               num(lim.max_n) + "; m, n, k = " + num(p.m) + ", " + num(p.n) + ", " +
+                                               num(p.k));
+    return GEMMKIT_SUCCESS;
+}
+
 }  // namespace
 
 gemmkit_status read_epilogue(const gemmkit_epilogue* d, gemmkit_dtype c_type, Epilogue* out) {
@@ -152,7 +182,11 @@ gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null) {
     if (p.m == 0 || p.n == 0 || p.batch.count == 0) return GEMMKIT_SUCCESS;  // nothing is read or written
     if (gemmkit_status s = validate_epilogue(p); s != GEMMKIT_SUCCESS) return s;
     if (pointer_arrays(p)) return validate_arrays(p);
-    if (gemmkit_status s = validate_strides(p); s != GEMMKIT_SUCCESS) return s;
+    if (grouped(p)) {
+        if (gemmkit_status s = validate_groups(p); s != GEMMKIT_SUCCESS) return s;
+    } else if (gemmkit_status s = validate_strides(p); s != GEMMKIT_SUCCESS) {
+        return s;
+    }
     if (p.C == nullptr) return invalid("C is NULL");
     if (misaligned(p.C, p.c_type)) return invalid("C is not aligned to its element size");
     if (reads_ab(p)) {

@@ -183,6 +183,30 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_batched_epilogue_ex(
     const void* beta, void* const Carray[], gemmkit_dtype c_type, int64_t ldc,
     int64_t batch_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel);
 
+/* Grouped GEMM for a mixture of experts (torch._grouped_mm): C's n columns fall into
+ * group_count groups, group g being columns [group_ends[g - 1], group_ends[g]) (group_ends[-1]
+ * is 0), and group g multiplies them by its own A:
+ *   C[:, cols_g] = alpha * op(A + g * stride_a) * op(B)[:, cols_g] + beta * C[:, cols_g]
+ * group_ends is a device array of group_count int32 values, read by the kernel: the call needs
+ * no host sync and can be captured in a CUDA graph. Groups may be empty; columns from
+ * group_ends[group_count - 1] to n are not touched. Ends that are negative, go down, or pass n
+ * make the kernel write nothing at all (the host cannot see them to refuse the call).
+ * In row-major terms (PyTorch): out[t, :] = x[t, :] @ w[g]^T for the tokens t of expert g, with
+ * x a tokens x k row-major matrix (B, op N, ldb = k), w[g] an out x k row-major weight (A + g *
+ * stride_a, op T, lda = k, stride_a = out * k), out a tokens x out row-major matrix (C, m = out,
+ * ldc = out), n = tokens, and group_ends the experts' cumulative token counts (torch's offs).
+ * The epilogue's bias is per group (bias + g * bias_stride, m values); aux is one m x n matrix
+ * like C (aux_stride must be 0). FP16/BF16 A and B (C of their type or FP32) on sm_90; A and B
+ * must be TMA-readable (16-byte aligned, lda, ldb and stride_a multiples of 16 bytes); k > 0
+ * and alpha != 0; n <= 2^19. Otherwise GEMMKIT_NOT_SUPPORTED, saying which. */
+GEMMKIT_API gemmkit_status gemmkit_gemm_grouped_ex(
+    cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+    const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a,
+    const void* B, gemmkit_dtype b_type, int64_t ldb,
+    const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+    const int32_t* group_ends, int64_t group_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue,
+    const char* kernel);
+
 /* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
  * default: all of them), leaving the rest to kernels that run beside them on other streams,
  * such as NCCL's while gemmkit_dist overlaps communication with a GEMM. Persistent and

@@ -34,6 +34,24 @@ const KernelInfo* tuned_row(const Problem& p, const DeviceFacts& d, Plan* plan) 
     return info;
 }
 
+// A grouped call: the grouped row of its types, which no other row stands in for. Where it cannot
+// run p, *why gives its own reason (TMA's alignment, say) rather than a generic one.
+const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
+    *why = std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
+           dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
+    for (const KernelInfo& info : registry()) {
+        if (!info.groups) continue;
+        if (runs_on(info, p, d)) {
+            plan->note("kernel", info.name, "the grouped row of these types: one launch for every group");
+            return &info;
+        }
+        std::string reason;
+        if (info.dtype == p.a_type && row_supports(info, p, &reason)) reason = std::string(info.name) + " needs sm_90";
+        if (!reason.empty() && info.dtype == p.a_type) *why = std::string(info.name) + ": " + reason;
+    }
+    return nullptr;
+}
+
 // The highest-level row `auto` may serve that runs p on d, preferring one that serves p at full
 // speed (its op combination and alignment).
 const KernelInfo* level_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
@@ -103,6 +121,9 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
             return false;
         }
         plan.note("kernel", info->name, "named by the caller");
+    } else if (grouped(p)) {
+        info = grouped_row(p, d, &plan, why);
+        if (info == nullptr) return false;
     } else {
         // A matrix times a few vectors first: bound by memory, it has a kernel of its own for
         // the types where that was measured faster (few_vectors_rules.cu).
@@ -120,6 +141,9 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
     if (batched(p))
         plan.note("batch", std::to_string(p.batch.count) + (plan.pointer_arrays ? " (pointer arrays)" : " (strided)"),
                   "one launch for all the problems; only rows whose launch takes batches serve it");
+    if (grouped(p))
+        plan.note("groups", std::to_string(p.groups.count),
+                  "C's columns cut by the ends on the device; the kernel numbers the groups' tiles itself");
     if (fused_epilogue(p))
         plan.note("fused epilogue", fused_name(p.epilogue),
                   "applied to each value where the kernel writes C, after alpha and beta; the kernel and its "

@@ -57,6 +57,7 @@ int cmd_list(const Options& o) {
         std::printf("%-32s %-5d %-6s sm_%-3d  %s\n", k->name, k->level, types.c_str(), k->min_sm, k->description);
         std::printf("%-32s %-5s %-6s %-6s  full speed: %s\n", "", "", "", "", k->fast_path);
         if (k->batches) std::printf("%-32s %-5s %-6s %-6s  batches: one launch a batch\n", "", "", "", "");
+        if (k->groups) std::printf("%-32s %-5s %-6s %-6s  groups: grouped calls only (gemmkit_gemm_grouped_ex)\n", "", "", "", "");
     }
     return 0;
 }

@@ -122,12 +122,14 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
     const uint32_t rank = ptx::cluster_rank();
     const int2 pairs = pair_grid<Cfg>(out.m, out.n);
     const int cluster = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
-    const auto work = schedule.of(cluster, clusters);  // this cluster's units
+    auto work = schedule.of(cluster, clusters);  // this cluster's units
 
     // This CTA's tile of a unit: its problem of the batch (the pair-tiles are numbered problem by
-    // problem), and its first row of C and first column in that problem.
+    // problem), and its first row of C and first column in that problem. A list that knows better
+    // says (grouped.cuh: the groups' pair-tiles, numbered group by group).
     const int problem_pairs = pairs.x * pairs.y;
     auto origin = [&](const WorkUnit& w) {
+        if constexpr (requires { work.origin(w, rank); }) return work.origin(w, rank);
         const int z = w.pair / problem_pairs;
         const int2 pair = Cfg::Order::tile_of(w.pair - z * problem_pairs, pairs.x, pairs.y);
         const int along = static_cast<int>(rank);

@@ -61,5 +61,7 @@ void add_mma_ldmatrix_kernels(std::vector<KernelInfo>* table);
 void add_pipeline_kernels(std::vector<KernelInfo>* table);
 void add_tf32_kernels(std::vector<KernelInfo>* table);
 void add_hopper_kernels(std::vector<KernelInfo>* table);
+// The grouped GEMM's rows (level 16, after the few-vectors step): registry_grouped.cu.
+void add_hopper_grouped(std::vector<KernelInfo>* table);
 
 }  // namespace gemmkit::tensor

@@ -1,0 +1,119 @@
+// Grouped GEMM on Hopper (gemmkit_gemm_grouped_ex): a mixture of experts' layer in one launch.
+//
+// The tokens of every expert lie side by side as C's columns (and op(B)'s); group g is columns
+// ends[g - 1] .. ends[g] - 1 and multiplies them by its own A (matrix g of A's tensor map). The
+// ends live on the device, so the host cannot cut the work into tiles: the kernel does. It runs
+// step 5's persistent body (cluster_pipeline.cuh: clusters of two along m sharing B's slab,
+// multicast) on 128 x 128 CTA tiles, whose pair-tiles are numbered group by group. Each CTA
+// counts them from the ends when it starts (GroupedTiles), and walks its units with a cursor
+// that only moves forward (GroupedTileList::origin), so finding a unit's group costs one step
+// per group over the whole kernel, not a search per unit.
+// A tile may reach past its group's last column into the next group's tokens: TMA loads them,
+// the wgmmas multiply them, and the epilogue writes only the group's own columns (register
+// stores: a TMA store would write the whole box). Empty groups have no tiles. Ends out of order,
+// negative or past n: no tiles at all, so nothing is written.
+// Preconditions: A and B as TMA reads them (tma_reads_operands, and stride_a tma_batch_stride).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/hopper/05_cluster_multicast.cuh"
+
+namespace gemmkit::hopper {
+
+// 128 x 128 CTA tiles (pair-tiles of 256 x 128): a group of a few hundred tokens wastes less of
+// its last tile than with 256 columns. Six stages, as step 10's 128 x 128 tiles.
+struct GroupedCfg : ClusterMulticastCfg {
+    static constexpr int BN = 128, kStages = 6;
+};
+
+// One cluster's units, and the cursor that maps them to groups. unit(u) as WholeTileList's.
+template <class Cfg>
+struct GroupedTileList {
+    const int32_t* ends;
+    int m, slabs, cluster, clusters, count;
+    // The group of the last unit origin() was asked for: its index, its first pair-tile, its
+    // pair-tiles, its first column and its columns.
+    int group = -1, first = 0, pairs = 0, begin = 0, cols = 0;
+
+    __device__ int units() const { return count; }
+    __device__ WorkUnit unit(int u) const { return {cluster + u * clusters, 0, slabs, cluster}; }
+
+    // (group, first row, first column of C) of this CTA's tile (rank in the cluster) of unit w.
+    // Units must be asked for in rising order, as the kernel body does.
+    __device__ int3 origin(const WorkUnit& w, uint32_t rank) {
+        while (w.pair >= first + pairs) {  // on to the group that holds it (empty ones hold none)
+            first += pairs;
+            ++group;
+            begin = group == 0 ? 0 : ends[group - 1];
+            cols = ends[group] - begin;
+            pairs = static_cast<int>(pair_tiles<Cfg>(m, cols));
+        }
+        const int2 grid = pair_grid<Cfg>(m, cols);
+        const int2 pair = Cfg::Order::tile_of(w.pair - first, grid.x, grid.y);
+        const int along = static_cast<int>(rank);
+        if constexpr (cluster_along_n<Cfg>())
+            return make_int3(group, pair.x * Cfg::BM, begin + (pair.y * Cfg::kCluster + along) * Cfg::BN);
+        return make_int3(group, (pair.x * Cfg::kCluster + along) * Cfg::BM, begin + pair.y * Cfg::BN);
+    }
+};
+
+// The schedule: every group's pair-tiles, numbered group by group, taken in turn by the clusters
+// (cluster, cluster + clusters, ...), each whole.
+template <class Cfg>
+struct GroupedTiles {
+    const int32_t* ends;
+    int groups, m, n, slabs;
+
+    // The pair-tiles of all groups; 0 where the ends are negative, go down or pass n.
+    __device__ int total() const {
+        int sum = 0, previous = 0;
+        for (int g = 0; g < groups; ++g) {
+            const int end = ends[g];
+            if (end < previous || end > n) return 0;
+            sum += static_cast<int>(pair_tiles<Cfg>(m, end - previous));
+            previous = end;
+        }
+        return sum;
+    }
+    __device__ GroupedTileList<Cfg> of(int cluster, int clusters) const {
+        const int all = total();
+        return {ends, m, slabs, cluster, clusters, cluster < all ? (all - 1 - cluster) / clusters + 1 : 0};
+    }
+    template <int kAccs>
+    __device__ bool settle(const WorkUnit& /*w*/, float (&/*acc*/)[kAccs], int /*slice*/, int /*cluster*/) const {
+        return true;  // every unit is a whole tile
+    }
+};
+
+// Step 5's register epilogue, bounded by the group's last column: past it lie the next group's.
+// C does not move by group (out.stride_c 0); the bias does (epilogue->bias_stride).
+template <class TC>
+struct GroupedEpilogue {
+    const OutputArgs<TC>& out;
+    const int32_t* ends;
+    template <int kAccs>
+    __device__ void store(const float (&acc)[kAccs], uint32_t /*staging*/, int /*slice*/, int group, int row0,
+                          int col0) const {
+        OutputArgs<TC> within = out;
+        within.n = ends[group];
+        store_warpgroup_tile<2 * kAccs>(acc, within, group, row0, col0);
+    }
+    __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
+};
+
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(GroupedCfg::kCluster, 1, 1) __launch_bounds__(GroupedCfg::kThreads, 1)
+    grouped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                   OutputArgs<TC> out, const int32_t* ends, int groups) {
+#if GEMMKIT_HOPPER_CODE
+    using Cfg = GroupedCfg;
+    cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(
+        &map_a, &map_b, out, GroupedEpilogue<TC>{out, ends},
+        GroupedTiles<Cfg>{ends, groups, out.m, out.n, slab_count<Cfg>(out.k)});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
+}
+
+}  // namespace gemmkit::hopper
