@@ -790,6 +790,98 @@ def linear(x, weight, bias=None, activation=None, *, out=None, compute=None, ker
     return _linear(x, weight, bias, activation, out=out, compute=compute, kernel=kernel, stream=stream)
 
 
+def _offsets_view(offs, name, dlpack_stream):
+    """(address, length) of a 1-D contiguous CUDA int32 array; TypeError or ValueError naming it."""
+    if _is_torch(offs):
+        if not offs.is_cuda or offs.dtype != _torch().int32:
+            raise TypeError(f"{name} is a {offs.dtype} tensor on {offs.device}; it must be a CUDA int32 tensor "
+                            f"(the ends stay on the device)")
+        shape, strides, ptr = tuple(offs.shape), tuple(offs.stride()), offs.data_ptr()
+    elif getattr(offs, "__cuda_array_interface__", None) is not None:
+        cai = offs.__cuda_array_interface__
+        if cai["typestr"] != "<i4":
+            raise TypeError(f"{name} has typestr {cai['typestr']!r}; it must be int32 (<i4)")
+        shape, ptr = tuple(cai["shape"]), cai["data"][0]
+        strides = _contiguous_strides(shape) if cai.get("strides") is None else tuple(x // 4 for x in cai["strides"])
+        if ptr and _C.pointer_device(ptr) < 0:
+            raise TypeError(f"{name}'s __cuda_array_interface__ address is not device memory")
+    elif hasattr(offs, "__dlpack__") and hasattr(offs, "__dlpack_device__"):
+        if int(offs.__dlpack_device__()[0]) not in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+            raise TypeError(f"{name} is not on a CUDA device; the ends stay on the device")
+        ptr, shape, strides, code, bits, lanes, _, _, _ = _C.dlpack_view(offs.__dlpack__(stream=dlpack_stream))
+        if (code, bits, lanes) != (0, 32, 1):
+            raise TypeError(f"{name} has DLPack dtype (code {code}, {bits} bits); it must be int32")
+        shape = tuple(shape)
+        strides = _contiguous_strides(shape) if strides is None else tuple(strides)
+    else:
+        raise TypeError(f"{name} is a {type(offs).__qualname__}, not a CUDA int32 array")
+    if len(shape) != 1:
+        raise ValueError(f"{name} must be 1-D, one end a group; it has shape {shape}")
+    if shape[0] > 1 and strides[0] != 1:
+        raise ValueError(f"{name} must be contiguous; it has stride {strides[0]}")
+    return ptr, shape[0]
+
+
+def check_grouped_mm(x_shape, x_dtype_name, w_shape, w_dtype_name, groups, bias_shape=None):
+    """The shape of grouped_mm's result, or ValueError / TypeError naming the argument."""
+    if len(x_shape) != 2:
+        raise ValueError(f"x must be 2-D (tokens, in); it has shape {tuple(x_shape)}")
+    if len(w_shape) != 3:
+        raise ValueError(f"weight must be 3-D (groups, out, in); it has shape {tuple(w_shape)}")
+    if x_dtype_name != w_dtype_name:
+        raise TypeError(f"x is {x_dtype_name} and weight is {w_dtype_name}; both must be one type")
+    if x_dtype_name not in ("float16", "bfloat16"):
+        raise TypeError(f"x is {x_dtype_name}; grouped_mm takes float16 and bfloat16")
+    if x_shape[1] != w_shape[2]:
+        raise ValueError(f"x has {x_shape[1]} features and weight takes {w_shape[2]}")
+    if groups != w_shape[0]:
+        raise ValueError(f"offs has {groups} ends and weight {w_shape[0]} groups; they must match")
+    if bias_shape is not None and tuple(bias_shape) != (w_shape[0], w_shape[1]):
+        raise ValueError(f"bias has shape {tuple(bias_shape)}; it must be (groups, out) = {(w_shape[0], w_shape[1])}")
+    return (x_shape[0], w_shape[1])
+
+
+def grouped_mm(x, weight, offs, *, bias=None, out=None, kernel=None, stream=None):
+    """A mixture of experts' layer in one launch (gemmkit_gemm_grouped_ex), as torch._grouped_mm
+    with offs: out[t] = x[t] @ weight[g].T (+ bias[g]) for the tokens t of group g, which are
+    rows offs[g - 1] .. offs[g] - 1 of x (offs[-1] = 0).
+
+    x: (tokens, in), rows contiguous; weight: (groups, out, in), rows contiguous (each group an
+    nn.Linear weight); offs: a CUDA int32 array of groups cumulative ends, read on the device
+    (no host sync, so it can be captured in a CUDA graph); bias: (groups, out) or None. float16
+    or bfloat16; out (tokens, out) of their type or float32, allocated when None. Rows of out
+    past offs[-1] are not written. Ends out of order or past tokens make the kernel write nothing.
+    """
+    views, handle = _prepare((x, weight, bias, out), ("x", "weight", "bias", "out"), stream)
+    vx, vw, vbias, vout = views
+    ends, groups = _offsets_view(offs, "offs", _dlpack_stream(handle))
+    shape = check_grouped_mm(vx.shape, _DTYPE_NAME[vx.dtype], vw.shape, _DTYPE_NAME[vw.dtype], groups,
+                             None if vbias is None else vbias.shape)
+    for v, name in ((vx, "x"), (vw, "weight"), (vbias, "bias")):
+        if v is not None and v.shape[-1] > 1 and v.strides[-1] != 1:
+            raise ValueError(f"{name}'s last dimension must have stride 1; it has {v.strides[-1]}")
+    if vbias is not None and vbias.dtype != vx.dtype and (vout is None or vbias.dtype != vout.dtype):
+        raise TypeError(f"bias is {_DTYPE_NAME[vbias.dtype]}; it must have out's type")
+    if vout is None:
+        out = _empty(vx, shape, vx.dtype, vx.device)
+        vout = _view(out, "out", _dlpack_stream(handle))
+    elif tuple(vout.shape) != shape:
+        raise ValueError(f"out has shape {tuple(vout.shape)}; the result is {shape}")
+    elif vout.shape[1] > 1 and vout.strides[1] != 1:
+        raise ValueError(f"out's rows must be contiguous; its last dimension has stride {vout.strides[1]}")
+    tokens, features = shape
+    # Column-major, the library's terms: C = out^T (features x tokens), A = weight[g] read with
+    # op T, B = x^T (in x tokens) as stored; C's columns are the tokens, cut into groups by offs.
+    status = _C.gemm_grouped(handle, vx.device, 1, 0, features, tokens, vx.shape[1], 1.0, vw.ptr, vw.dtype,
+                             max(vw.strides[1], 1), vw.strides[0], vx.ptr, vx.dtype, max(vx.strides[0], 1), 0.0,
+                             vout.ptr, vout.dtype, max(vout.strides[0], 1), ends, groups, COMPUTE_32F,
+                             0 if vbias is None else vbias.ptr, 0 if vbias is None else vbias.strides[0],
+                             _check_kernel(kernel))
+    if status != 0:
+        _raise_status(status)
+    return out
+
+
 def kernels():
     """The registered kernel names, in ladder order (what kernel= takes)."""
     return _C.kernel_names()

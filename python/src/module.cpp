@@ -149,6 +149,27 @@ int gemm_epilogue(uintptr_t stream, int device, int transa, int transb, int64_t 
                                     kernel ? kernel->c_str() : nullptr);
 }
 
+// gemmkit_gemm_grouped_ex likewise: group g of group_count multiplies C's columns ends[g - 1] ..
+// ends[g] - 1 (ends: a device array of int32) by A + g*stride_a, adding bias + g*bias_stride (0:
+// no bias); returns the gemmkit_status.
+int gemm_grouped(uintptr_t stream, int device, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                 uintptr_t A, int a_type, int64_t lda, int64_t stride_a, uintptr_t B, int b_type, int64_t ldb,
+                 double beta, uintptr_t C, int c_type, int64_t ldc, uintptr_t ends, int64_t group_count, int compute,
+                 uintptr_t bias, int64_t bias_stride, const std::optional<std::string>& kernel) {
+    const Scalars s(alpha, beta, compute);
+    DeviceScope scope(device);
+    gemmkit_epilogue e = GEMMKIT_EPILOGUE_INIT;
+    e.bias = reinterpret_cast<const void*>(bias);
+    e.bias_type = static_cast<gemmkit_dtype>(c_type);
+    e.bias_stride = bias_stride;
+    return gemmkit_gemm_grouped_ex(
+        reinterpret_cast<cudaStream_t>(stream), static_cast<gemmkit_op>(transa), static_cast<gemmkit_op>(transb), m,
+        n, k, s.alpha(), reinterpret_cast<const void*>(A), static_cast<gemmkit_dtype>(a_type), lda, stride_a,
+        reinterpret_cast<const void*>(B), static_cast<gemmkit_dtype>(b_type), ldb, s.beta(), reinterpret_cast<void*>(C),
+        static_cast<gemmkit_dtype>(c_type), ldc, reinterpret_cast<const int32_t*>(ends), group_count,
+        static_cast<gemmkit_compute>(compute), bias != 0 ? &e : nullptr, kernel ? kernel->c_str() : nullptr);
+}
+
 // For scripts/python-overhead: `iters` back-to-back calls of gemm() with these arguments,
 // timed with CUDA events on `stream`; returns milliseconds per call. The C API's own time, with
 // no Python between calls, to compare the Python entry points against.
@@ -276,6 +297,11 @@ NB_MODULE(_C, m) {
           nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"),
           nb::arg("ldc"), nb::arg("compute"), nb::arg("activation"), nb::arg("bias"), nb::arg("aux"),
           nb::arg("ld_aux"), nb::arg("kernel").none());
+    m.def("gemm_grouped", &gemm_grouped, nb::arg("stream"), nb::arg("device"), nb::arg("transa"), nb::arg("transb"),
+          nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"), nb::arg("a_type"), nb::arg("lda"),
+          nb::arg("stride_a"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"),
+          nb::arg("c_type"), nb::arg("ldc"), nb::arg("ends"), nb::arg("group_count"), nb::arg("compute"),
+          nb::arg("bias"), nb::arg("bias_stride"), nb::arg("kernel").none());
     m.def("time_gemm", &time_gemm, nb::arg("iters"), nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
           nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
           nb::arg("a_type"), nb::arg("lda"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"),
