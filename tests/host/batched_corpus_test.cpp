@@ -289,7 +289,7 @@ TEST(CliArgsBatchedSuite, TypesNeedACorpusSuite) {
     const Parsed r = parse({"bench", "--suite", "ladder", "--types", "f16"});
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(contains(r.err, "--types"));
-    EXPECT_TRUE(contains(r.err, "--suite shapes, batched or epilogue")) << r.err;
+    EXPECT_TRUE(contains(r.err, "--suite shapes, batched, epilogue or grouped")) << r.err;
 }
 
 // --suite epilogue (bench_epilogue.cpp) is a corpus suite too: --types is its, --mnk is not.
@@ -301,6 +301,16 @@ TEST(CliArgsBatchedSuite, EpilogueSuiteTakesTypesButNoShapes) {
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(contains(r.err, "--mnk")) << r.err;
     EXPECT_TRUE(contains(r.err, "--suite epilogue")) << r.err;
+}
+
+// --suite grouped (bench_grouped.cpp) likewise.
+TEST(CliArgsBatchedSuite, GroupedSuiteTakesTypesButNoShapes) {
+    const Parsed ok = parse({"bench", "--suite", "grouped", "--types", "bf16", "--csv", "x.csv"});
+    EXPECT_TRUE(ok.ok) << ok.err;
+    EXPECT_EQ(ok.opt.suite, "grouped");
+    const Parsed r = parse({"bench", "--suite", "grouped", "--ops", "TN"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--suite grouped")) << r.err;
 }
 
 // The corpus fixes shapes, ops, kernels and types: options that would choose them are errors.
@@ -324,7 +334,8 @@ TEST(CliArgsBatchedSuite, OptionsTheCorpusFixesAreErrors) {
 TEST(CliArgsBatchedSuite, BenchHelpNamesTheSuite) {
     const std::string help = gemmkit::cli::command_help(*gemmkit::cli::find_command("bench"));
     // The option is wider than the help's column: its text starts on the next line, at the column.
-    EXPECT_TRUE(contains(help, "  --suite ladder|shapes|batched|epilogue\n" + std::string(26, ' ') + "ladder: the default"))
+    EXPECT_TRUE(contains(help, "  --suite ladder|shapes|batched|epilogue|grouped\n" + std::string(26, ' ') +
+                               "ladder: the default"))
         << help;
     EXPECT_TRUE(contains(help, "batched: the batched corpus"));
     EXPECT_TRUE(contains(help, "epilogue: linear layers with a fused"));

@@ -297,19 +297,20 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
     {"--pieces", "N", "dist-bench plan", "pieces a rank's block is cut into for the overlap (default: the plan's)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.pieces, err); }},
-    {"--suite", "ladder|shapes|batched|epilogue", "bench",
+    {"--suite", "ladder|shapes|batched|epilogue|grouped", "bench",
      "ladder: the default suite; shapes: the shape corpus (~70 shapes in classes), auto\n"
      "against cuBLAS for each --types, then its first rows again (the repeat check);\n"
      "batched: the batched corpus (strided and pointer-array batches), auto against\n"
      "cuBLAS's batched calls for each --types; epilogue: linear layers with a fused\n"
      "bias and activation against cuBLASLt's epilogues (default types bf16, f16);\n"
+     "grouped: mixture-of-experts layers against cuBLAS's loop and grouped calls (f16, bf16);\n"
      "the corpora's timing defaults: --warmup 2 --iters 10 --max-seconds 0.5",
      [](const std::string& v, Pending* p, std::string* err) {
-         if (v != "ladder" && v != "shapes" && v != "batched" && v != "epilogue")
-             return *err = "'" + v + "': use ladder, shapes, batched or epilogue", false;
+         if (v != "ladder" && v != "shapes" && v != "batched" && v != "epilogue" && v != "grouped")
+             return *err = "'" + v + "': use ladder, shapes, batched, epilogue or grouped", false;
          return p->o.suite = v, true;
      }},
-    {"--types", "LIST", "bench", "--suite shapes|batched|epilogue: some of f32,tf32,f16,bf16,f64 (default: all five)",
+    {"--types", "LIST", "bench", "--suite shapes|batched|epilogue|grouped: some of f32,tf32,f16,bf16,f64 (default: all five)",
      [](const std::string& v, Pending* p, std::string* err) { return type_list(v, &p->o.types, err); }},
     {"--quiet", nullptr, "verify bench tune bandwidth rowmean-matvec profile",
      "no progress on stderr; verify prints failures only",
@@ -437,14 +438,16 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         if (o.positional.size() > static_cast<size_t>(c.max_positional))
             return fail("unexpected argument '" + o.positional[c.max_positional] + "'; " + o.command +
                         (c.max_positional == 0 ? " takes no arguments" : std::string(" takes ") + c.args));
-        const bool corpus_suite = o.suite == "shapes" || o.suite == "batched" || o.suite == "epilogue";
+        const bool corpus_suite =
+            o.suite == "shapes" || o.suite == "batched" || o.suite == "epilogue" || o.suite == "grouped";
         if (corpus_suite)
             for (const OptionSpec* spec : given)
                 for (const char* name : kNotForCorpusSuites)
                     if (std::strcmp(name, spec->name) == 0)
                         return fail(std::string(name) + " does not apply to --suite " + o.suite +
                                     " (its corpus fixes what is timed)");
-        if (!o.types.empty() && !corpus_suite) return fail("--types needs --suite shapes, batched or epilogue");
+        if (!o.types.empty() && !corpus_suite)
+            return fail("--types needs --suite shapes, batched, epilogue or grouped");
     }
     if (!p.m.empty() || !p.n.empty() || !p.k.empty()) {
         if (p.have_mnk) return fail("--mnk and --m/--n/--k are alternatives; give one");

@@ -1,7 +1,8 @@
 // gemmkit bench: verify each kernel on the shape, then time it against cuBLAS with the same
 // types (those of its registry row), interleaved, L2 flushed before every call, medians reported.
 // `--suite shapes` runs the shape corpus instead (bench_shapes.cpp), `--suite batched` the batched
-// corpus (bench_batched.cpp), `--suite epilogue` linear layers with fused epilogues (bench_epilogue.cpp).
+// corpus (bench_batched.cpp), `--suite epilogue` linear layers with fused epilogues (bench_epilogue.cpp),
+// `--suite grouped` mixture-of-experts layers (bench_grouped.cpp).
 #include <cstdio>
 #include <fstream>
 
@@ -148,6 +149,7 @@ int cmd_bench(const Options& o) {
     if (o.suite == "shapes") return bench_shapes(o);
     if (o.suite == "batched") return bench_batched(o);
     if (o.suite == "epilogue") return bench_epilogue(o);
+    if (o.suite == "grouped") return bench_grouped(o);
     const auto kernels = selected_kernels(o);
     // `auto` (what gemmkit_sgemm / gemmkit_gemm_ex pick) is benchmarked as one more contender
     // per type group when the --kernels globs match the word "auto" (the default "*" does).

@@ -29,6 +29,9 @@ int bench_batched(const Options& o);
 // bench --suite epilogue: linear layers with a fused bias and activation against cuBLASLt's
 // epilogues (bench_epilogue.cpp).
 int bench_epilogue(const Options& o);
+// bench --suite grouped: mixture-of-experts layers, auto's grouped GEMM against cuBLAS's loop and
+// grouped calls (bench_grouped.cpp).
+int bench_grouped(const Options& o);
 
 // The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
 // a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their
