@@ -90,12 +90,11 @@ __device__ __forceinline__ void store_acc_tile(const GemmArgs<T, TC>& g, const F
     __syncwarp();  // the previous tile's reads of sC are done in every lane
     wmma::store_matrix_sync(sC, acc, kFrag, wmma::mem_col_major);
     __syncwarp();  // the whole tile is in sC
-    const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
 #pragma unroll
     for (int it = 0; it < kFrag * kFrag / 32; ++it) {
         const int e = lane + 32 * it;  // sC[e] is C(i0 + e % 16, j0 + e / 16)
         const int i = i0 + e % kFrag, j = j0 + e / kFrag;
-        if (i < g.m && j < g.n) store_scaled(g.C, g.ldc, i, j, sC[e], g.alpha, g.beta, epi, g.m, g.n);
+        if (i < g.m && j < g.n) store_scaled(g.C, g.ldc, i, j, sC[e], g.alpha, g.beta, g.epilogue(), g.m, g.n);
     }
 }
 
