@@ -259,7 +259,7 @@ void expect_choice_follows_the_rule(const Problem& p, int sm) {
     const KernelInfo* best_any = nullptr;
     for (const KernelInfo& k : registry()) {
         std::string ignored;
-        if (!k.serves_auto || k.min_sm > sm || !k.supports(p, &ignored)) continue;
+        if (!k.serves_auto || k.min_sm > sm || !gemmkit::row_supports(k, p, &ignored)) continue;  // as plan.cpp's runs_on
         if (best_any == nullptr || k.level > best_any->level) best_any = &k;
         if (gemmkit::serves_fast(k, p) && (best_fast == nullptr || k.level > best_fast->level)) best_fast = &k;
     }
