@@ -11,11 +11,13 @@ namespace gemmkit {
 // A one-dimensional grid, block b -> tile (tm, tn): groups of kGroup tile-rows, m fastest.
 template <int kGroup>
 struct GroupedOrder {
+#ifdef __CUDACC__  // tile_of alone is host code too (tests/host/grouped_schedule_test.cpp)
     __device__ static int2 tile(int tiles_m, int tiles_n) { return tile_of(blockIdx.x, tiles_m, tiles_n); }
+#endif
     // The tile of position b in this order (a persistent block walks positions itself).
-    __device__ static int2 tile_of(int b, int tiles_m, int tiles_n) {
+    __host__ __device__ static int2 tile_of(int b, int tiles_m, int tiles_n) {
         const int per_group = kGroup * tiles_n;
-        const int first_m = b / per_group * kGroup, rows = min(kGroup, tiles_m - first_m);
+        const int first_m = b / per_group * kGroup, rows = kGroup < tiles_m - first_m ? kGroup : tiles_m - first_m;
         const int local = b % per_group;
         return make_int2(first_m + local % rows, local / rows);
     }
