@@ -5,9 +5,9 @@
 // ends live on the device, so the host cannot cut the work into tiles: the kernel does. It runs
 // step 5's persistent body (cluster_pipeline.cuh: clusters of two along m sharing B's slab,
 // multicast) on 128 x 128 CTA tiles, whose pair-tiles are numbered group by group. Each CTA
-// counts them from the ends when it starts (GroupedTiles), and walks its units with a cursor
-// that only moves forward (GroupedTileList::origin), so finding a unit's group costs one step
-// per group over the whole kernel, not a search per unit.
+// counts them from the ends when it starts (GroupedTiles, grouped_schedule.hpp), and walks its
+// units with a cursor that only moves forward (GroupedTileList::origin), so finding a unit's
+// group costs one step per group over the whole kernel, not a search per unit.
 // A tile may reach past its group's last column into the next group's tokens: TMA loads them,
 // the wgmmas multiply them, and the epilogue writes only the group's own columns (register
 // stores: a TMA store would write the whole box). Empty groups have no tiles. Ends out of order,
@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/hopper/05_cluster_multicast.cuh"
+#include "kernels/hopper/grouped_schedule.hpp"
 
 namespace gemmkit::hopper {
 
@@ -25,65 +26,6 @@ namespace gemmkit::hopper {
 // its last tile than with 256 columns. Six stages, as step 10's 128 x 128 tiles.
 struct GroupedCfg : ClusterMulticastCfg {
     static constexpr int BN = 128, kStages = 6;
-};
-
-// One cluster's units, and the cursor that maps them to groups. unit(u) as WholeTileList's.
-template <class Cfg>
-struct GroupedTileList {
-    const int32_t* ends;
-    int m, slabs, cluster, clusters, count;
-    // The group of the last unit origin() was asked for: its index, its first pair-tile, its
-    // pair-tiles, its first column and its columns.
-    int group = -1, first = 0, pairs = 0, begin = 0, cols = 0;
-
-    __device__ int units() const { return count; }
-    __device__ WorkUnit unit(int u) const { return {cluster + u * clusters, 0, slabs, cluster}; }
-
-    // (group, first row, first column of C) of this CTA's tile (rank in the cluster) of unit w.
-    // Units must be asked for in rising order, as the kernel body does.
-    __device__ int3 origin(const WorkUnit& w, uint32_t rank) {
-        while (w.pair >= first + pairs) {  // on to the group that holds it (empty ones hold none)
-            first += pairs;
-            ++group;
-            begin = group == 0 ? 0 : ends[group - 1];
-            cols = ends[group] - begin;
-            pairs = static_cast<int>(pair_tiles<Cfg>(m, cols));
-        }
-        const int2 grid = pair_grid<Cfg>(m, cols);
-        const int2 pair = Cfg::Order::tile_of(w.pair - first, grid.x, grid.y);
-        const int along = static_cast<int>(rank);
-        if constexpr (cluster_along_n<Cfg>())
-            return make_int3(group, pair.x * Cfg::BM, begin + (pair.y * Cfg::kCluster + along) * Cfg::BN);
-        return make_int3(group, (pair.x * Cfg::kCluster + along) * Cfg::BM, begin + pair.y * Cfg::BN);
-    }
-};
-
-// The schedule: every group's pair-tiles, numbered group by group, taken in turn by the clusters
-// (cluster, cluster + clusters, ...), each whole.
-template <class Cfg>
-struct GroupedTiles {
-    const int32_t* ends;
-    int groups, m, n, slabs;
-
-    // The pair-tiles of all groups; 0 where the ends are negative, go down or pass n.
-    __device__ int total() const {
-        int sum = 0, previous = 0;
-        for (int g = 0; g < groups; ++g) {
-            const int end = ends[g];
-            if (end < previous || end > n) return 0;
-            sum += static_cast<int>(pair_tiles<Cfg>(m, end - previous));
-            previous = end;
-        }
-        return sum;
-    }
-    __device__ GroupedTileList<Cfg> of(int cluster, int clusters) const {
-        const int all = total();
-        return {ends, m, slabs, cluster, clusters, cluster < all ? (all - 1 - cluster) / clusters + 1 : 0};
-    }
-    template <int kAccs>
-    __device__ bool settle(const WorkUnit& /*w*/, float (&/*acc*/)[kAccs], int /*slice*/, int /*cluster*/) const {
-        return true;  // every unit is a whole tile
-    }
 };
 
 // Step 5's register epilogue, bounded by the group's last column: past it lie the next group's.

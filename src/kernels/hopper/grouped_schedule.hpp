@@ -1,0 +1,75 @@
+// The grouped GEMM's schedule (grouped.cuh): the groups' pair-tiles numbered group by group,
+// counted from the ends, and a forward cursor that finds a unit's group. Host and device code
+// alike: the host tests walk it (tests/host/grouped_schedule_test.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>  // __host__ __device__
+#include <vector_types.h>      // int3
+
+#include "kernels/hopper/pair_tiles.hpp"
+#include "kernels/hopper/work_schedule.hpp"
+
+namespace gemmkit::hopper {
+
+// One cluster's units, and the cursor that maps them to groups. unit(u) as WholeTileList's.
+template <class Cfg>
+struct GroupedTileList {
+    const int32_t* ends;
+    int m, slabs, cluster, clusters, count;
+    // The group of the last unit origin() was asked for: its index, its first pair-tile, its
+    // pair-tiles, its first column and its columns.
+    int group = -1, first = 0, pairs = 0, begin = 0, cols = 0;
+
+    __host__ __device__ int units() const { return count; }
+    __host__ __device__ WorkUnit unit(int u) const { return {cluster + u * clusters, 0, slabs, cluster}; }
+
+    // (group, first row, first column of C) of this CTA's tile (rank in the cluster) of unit w.
+    // Units must be asked for in rising order, as the kernel body does.
+    __host__ __device__ int3 origin(const WorkUnit& w, uint32_t rank) {
+        while (w.pair >= first + pairs) {  // on to the group that holds it (empty ones hold none)
+            first += pairs;
+            ++group;
+            begin = group == 0 ? 0 : ends[group - 1];
+            cols = ends[group] - begin;
+            pairs = static_cast<int>(pair_tiles<Cfg>(m, cols));
+        }
+        const int2 grid = pair_grid<Cfg>(m, cols);
+        const int2 pair = Cfg::Order::tile_of(w.pair - first, grid.x, grid.y);
+        const int along = static_cast<int>(rank);
+        if constexpr (cluster_along_n<Cfg>())
+            return int3{group, pair.x * Cfg::BM, begin + (pair.y * Cfg::kCluster + along) * Cfg::BN};
+        return int3{group, (pair.x * Cfg::kCluster + along) * Cfg::BM, begin + pair.y * Cfg::BN};
+    }
+};
+
+// The schedule: every group's pair-tiles, numbered group by group, taken in turn by the clusters
+// (cluster, cluster + clusters, ...), each whole.
+template <class Cfg>
+struct GroupedTiles {
+    const int32_t* ends;
+    int groups, m, n, slabs;
+
+    // The pair-tiles of all groups; 0 where the ends are negative, go down or pass n.
+    __host__ __device__ int total() const {
+        int sum = 0, previous = 0;
+        for (int g = 0; g < groups; ++g) {
+            const int end = ends[g];
+            if (end < previous || end > n) return 0;
+            sum += static_cast<int>(pair_tiles<Cfg>(m, end - previous));
+            previous = end;
+        }
+        return sum;
+    }
+    __host__ __device__ GroupedTileList<Cfg> of(int cluster, int clusters) const {
+        const int all = total();
+        return {ends, m, slabs, cluster, clusters, cluster < all ? (all - 1 - cluster) / clusters + 1 : 0};
+    }
+    template <int kAccs>
+    __host__ __device__ bool settle(const WorkUnit& /*w*/, float (&/*acc*/)[kAccs], int /*slice*/, int /*cluster*/) const {
+        return true;  // every unit is a whole tile
+    }
+};
+
+}  // namespace gemmkit::hopper
