@@ -45,9 +45,11 @@ const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan
             plan->note("kernel", info.name, "the grouped row of these types: one launch for every group");
             return &info;
         }
+        if (info.dtype != p.a_type) continue;
         std::string reason;
-        if (info.dtype == p.a_type && row_supports(info, p, &reason)) reason = std::string(info.name) + " needs sm_90";
-        if (!reason.empty() && info.dtype == p.a_type) *why = std::string(info.name) + ": " + reason;
+        if (row_supports(info, p, &reason))  // then it is the device that is too old
+            reason = "needs sm_" + std::to_string(info.min_sm) + "; the device is sm_" + std::to_string(d.sm);
+        *why = std::string(info.name) + ": " + reason;
     }
     return nullptr;
 }

@@ -136,6 +136,10 @@ TEST(GroupedPlan, OperandsTmaCannotReadAreNotServed) {
     std::string why;
     EXPECT_FALSE(gemmkit::plan_gemm(p, h100(), nullptr, &plan, &why));
     EXPECT_TRUE(contains(why, "TMA")) << why;
+    DeviceFacts ampere = h100();
+    ampere.sm = 80;
+    EXPECT_FALSE(gemmkit::plan_gemm(grouped_problem(8), ampere, nullptr, &plan, &why));
+    EXPECT_TRUE(contains(why, "bf16.16_grouped: needs sm_90; the device is sm_80")) << why;
     p = grouped_problem(8, GEMMKIT_R_32F);  // no FP32 grouped kernel
     p.compute = GEMMKIT_COMPUTE_32F;
     EXPECT_FALSE(gemmkit::plan_gemm(p, h100(), nullptr, &plan, &why));
