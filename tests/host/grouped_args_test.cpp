@@ -17,6 +17,7 @@ using gemmkit::DeviceFacts;
 using gemmkit::Problem;
 using gemmkit::test::contains;
 using gemmkit::test::fake_ptr;
+using gemmkit::test::h100_facts;
 using gemmkit::test::names;
 
 constexpr uint16_t kSentinel = 0x7bcd;  // a BF16 bit pattern the checks must leave as it is
@@ -99,17 +100,11 @@ Problem grouped_problem(int64_t groups, gemmkit_dtype type = GEMMKIT_R_16BF) {
     return p;
 }
 
-DeviceFacts h100() {
-    DeviceFacts d;
-    EXPECT_TRUE(gemmkit::builtin_device_facts("h100", &d));
-    return d;
-}
-
 TEST(GroupedPlan, AutoTakesTheGroupedRowOfTheType) {
     for (gemmkit_dtype type : {GEMMKIT_R_16BF, GEMMKIT_R_16F}) {
         gemmkit::Plan plan;
         std::string why;
-        ASSERT_TRUE(gemmkit::plan_gemm(grouped_problem(8, type), h100(), nullptr, &plan, &why)) << why;
+        ASSERT_TRUE(gemmkit::plan_gemm(grouped_problem(8, type), h100_facts(), nullptr, &plan, &why)) << why;
         EXPECT_EQ(std::string(plan.kernel->name), type == GEMMKIT_R_16BF ? "bf16.16_grouped" : "f16.16_grouped");
     }
 }
@@ -134,15 +129,15 @@ TEST(GroupedPlan, OperandsTmaCannotReadAreNotServed) {
     p.lda = 7169;  // columns off 16 bytes
     gemmkit::Plan plan;
     std::string why;
-    EXPECT_FALSE(gemmkit::plan_gemm(p, h100(), nullptr, &plan, &why));
+    EXPECT_FALSE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why));
     EXPECT_TRUE(contains(why, "TMA")) << why;
-    DeviceFacts ampere = h100();
+    DeviceFacts ampere = h100_facts();
     ampere.sm = 80;
     EXPECT_FALSE(gemmkit::plan_gemm(grouped_problem(8), ampere, nullptr, &plan, &why));
     EXPECT_TRUE(contains(why, "bf16.16_grouped: needs sm_90; the device is sm_80")) << why;
     p = grouped_problem(8, GEMMKIT_R_32F);  // no FP32 grouped kernel
     p.compute = GEMMKIT_COMPUTE_32F;
-    EXPECT_FALSE(gemmkit::plan_gemm(p, h100(), nullptr, &plan, &why));
+    EXPECT_FALSE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why));
 }
 
 }  // namespace

@@ -11,18 +11,13 @@
 #include "plan/corpus.hpp"
 #include "plan/plan.hpp"
 #include "registry.hpp"
+#include "test_util.hpp"
 
 namespace gemmkit {
 namespace {
 
-DeviceFacts h100() {
-    DeviceFacts d;
-    EXPECT_TRUE(builtin_device_facts("h100", &d));
-    return d;
-}
-
 Plan plan_of(const std::string& type, gemmkit_op a, gemmkit_op b, int64_t m, int64_t n, int64_t k, int64_t pad = 0,
-             bool beta = false, const DeviceFacts& d = h100()) {
+             bool beta = false, const DeviceFacts& d = test::h100_facts()) {
     Problem p;
     std::string why;
     EXPECT_TRUE(problem_of({type, a, b, m, n, k, pad, beta}, &p, &why)) << why;
@@ -46,7 +41,7 @@ TEST(PlanCorpus, MatchesTheGoldenFile) {
     ASSERT_TRUE(file) << "cannot read " << GEMMKIT_PLAN_CORPUS;
     std::stringstream golden;
     golden << file.rdbuf();
-    const std::vector<std::string> want = lines_of(golden.str()), got = lines_of(corpus_text(h100()));
+    const std::vector<std::string> want = lines_of(golden.str()), got = lines_of(corpus_text(test::h100_facts()));
     ASSERT_GE(got.size(), 300u) << "the corpus covers at least 300 problems";
     int shown = 0;
     for (size_t i = 0; i < want.size() && i < got.size() && shown < 10; ++i)
@@ -66,7 +61,7 @@ TEST(PlanCorpus, EveryCaseHasAPlanAndAReasonForEachDecision) {
         std::string why;
         ASSERT_TRUE(problem_of(c, &p, &why)) << why;
         Plan plan;
-        ASSERT_TRUE(plan_gemm(p, h100(), nullptr, &plan, &why)) << why;
+        ASSERT_TRUE(plan_gemm(p, test::h100_facts(), nullptr, &plan, &why)) << why;
         ASSERT_NE(plan.kernel, nullptr);
         // A row auto may serve by level, the tuning table's, or the few-vectors rule's.
         const std::string& first = plan.reasons.front().why;
@@ -105,7 +100,7 @@ TEST(Plan, SmallerProblemsTakeSmallerTiles) {
 }
 
 TEST(Plan, TheSmCountIsAFactNotAConstant) {
-    DeviceFacts half = h100();
+    DeviceFacts half = test::h100_facts();
     half.sm_count = 66;
     // 1024^3: 64 pairs of 128x64 fill 66 clusters, but 32 pairs of 128x128 fill 33 as well.
     EXPECT_EQ(plan_of("f16", N, N, 1024, 1024, 1024).config, static_cast<int>(HopperTiles::kTiny128x64));
@@ -128,7 +123,7 @@ TEST(Plan, OperandsTmaCannotReadAreCopiedAndBetaKeepsCInRegisters) {
 }
 
 TEST(Plan, WithoutTheHopperImageTheStepsRunThePipeline) {
-    DeviceFacts d = h100();
+    DeviceFacts d = test::h100_facts();
     d.hopper_code = false;
     const Plan plan = plan_of("bf16", N, N, 4096, 4096, 4096, 0, false, d);
     EXPECT_STREQ(plan.kernel->name, "bf16.14_sized_tiles");
@@ -151,13 +146,13 @@ TEST(Plan, NamedKernelsArePlannedAndCheckedToo) {
     std::string why;
     ASSERT_TRUE(problem_of({"f16", N, N, 4096, 4096, 4096, 0, false}, &p, &why));
     Plan plan;
-    ASSERT_TRUE(plan_gemm(p, h100(), "f16.12_stream_k", &plan, &why)) << why;
+    ASSERT_TRUE(plan_gemm(p, test::h100_facts(), "f16.12_stream_k", &plan, &why)) << why;
     EXPECT_STREQ(plan.kernel->name, "f16.12_stream_k");
     EXPECT_EQ(plan.split.kind, SplitKind::kStreamK);
-    EXPECT_FALSE(plan_gemm(p, h100(), "sgemm.01_naive", &plan, &why));
+    EXPECT_FALSE(plan_gemm(p, test::h100_facts(), "sgemm.01_naive", &plan, &why));
     EXPECT_NE(why.find("sgemm.01_naive"), std::string::npos) << why;
-    EXPECT_FALSE(plan_gemm(p, h100(), "no.such_kernel", &plan, &why));
-    DeviceFacts ampere = h100();
+    EXPECT_FALSE(plan_gemm(p, test::h100_facts(), "no.such_kernel", &plan, &why));
+    DeviceFacts ampere = test::h100_facts();
     ampere.sm = 80;
     EXPECT_FALSE(plan_gemm(p, ampere, "f16.14_sized_tiles", &plan, &why));
     EXPECT_NE(why.find("sm_90"), std::string::npos) << why;
@@ -166,10 +161,10 @@ TEST(Plan, NamedKernelsArePlannedAndCheckedToo) {
 }
 
 TEST(Plan, IsTheSameFromManyThreads) {
-    const std::string want = corpus_text(h100());
+    const std::string want = corpus_text(test::h100_facts());
     std::vector<std::string> got(4);
     std::vector<std::thread> threads;
-    for (size_t i = 0; i < got.size(); ++i) threads.emplace_back([&got, i] { got[i] = corpus_text(h100()); });
+    for (size_t i = 0; i < got.size(); ++i) threads.emplace_back([&got, i] { got[i] = corpus_text(test::h100_facts()); });
     for (std::thread& t : threads) t.join();
     for (const std::string& g : got) EXPECT_TRUE(g == want);
 }

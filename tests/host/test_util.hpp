@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "plan/device_facts.hpp"
+
 namespace gemmkit::test {
 
 // EXPECT_TRUE(contains(msg, "lda")) prints both strings when it fails.
@@ -32,6 +34,13 @@ inline ::testing::AssertionResult names(const std::string& msg, const std::strin
 template <class T>
 T* fake_ptr(uintptr_t address) {
     return reinterpret_cast<T*>(address);
+}
+
+// The built-in facts of an H100 (what `gemmkit plan` plans for without a GPU).
+inline DeviceFacts h100_facts() {
+    DeviceFacts d;
+    EXPECT_TRUE(builtin_device_facts("h100", &d));
+    return d;
 }
 
 }  // namespace gemmkit::test
