@@ -28,6 +28,13 @@ struct GroupedCfg : ClusterMulticastCfg {
     static constexpr int BN = 128, kStages = 6;
 };
 
+// The kernel's dynamic shared memory: the ring of GroupedCfg's stages (no staging for C).
+template <class T>
+constexpr int grouped_smem_bytes() {
+    return ring_smem_bytes<SlabOfA<T, GroupedCfg, false>, SharedSlabOfB<T, GroupedCfg, false>, GroupedCfg::kStages>() +
+           GroupedCfg::kStagingBytes;
+}
+
 // Step 5's register epilogue, bounded by the group's last column: past it lie the next group's.
 // C does not move by group (out.stride_c 0); the bias does (epilogue->bias_stride).
 template <class TC>

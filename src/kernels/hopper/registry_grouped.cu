@@ -26,8 +26,7 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
     out.a_step = p.batch.stride_a != 0;     // group g reads A's matrix g (0: all read matrix 0)
     out.b_step = 0;                         // B's map holds one matrix
     constexpr auto kernel = grouped_kernel<T, TC, kTransA, kTransB>;
-    constexpr int smem = ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() +
-                         Cfg::kStagingBytes;
+    constexpr int smem = grouped_smem_bytes<T>();
     // As many clusters as fit at once, but no more than pair-tiles there can be: along n each
     // group has at most one partial tile beyond ceil(n / BN) in all.
     const int fit = ClusterGrid<Cfg>::clusters(reinterpret_cast<const void*>(kernel), smem, plan.sm_count);
@@ -78,9 +77,7 @@ void add_hopper_grouped(std::vector<KernelInfo>* table) {
                    .fast_alignment = 16, .tile = tile_of<GroupedCfg>(), .serves_auto = true,
                    .supports = hopper::supports_grouped<GEMMKIT_R_16F>, .launch = hopper::launch_grouped,
                    .entry = entry_of<&hopper::grouped_kernel<half, half, false, false>>,
-                   .dynamic_smem_bytes = hopper::ring_smem_bytes<hopper::SlabOfA<half, GroupedCfg, false>,
-                                                         hopper::SharedSlabOfB<half, GroupedCfg, false>,
-                                                         GroupedCfg::kStages>(),
+                   .dynamic_smem_bytes = hopper::grouped_smem_bytes<half>(),
                    .groups = true};
     KernelInfo bf16 = f16;
     bf16.name = "bf16.16_grouped";
