@@ -271,8 +271,6 @@ extern "C" gemmkit_status gemmkit_gemm_grouped_ex(
     const void* A, gemmkit_dtype a_type, int64_t lda, int64_t stride_a, const void* B, gemmkit_dtype b_type,
     int64_t ldb, const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc, const int32_t* group_ends,
     int64_t group_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue, const char* kernel) {
-    if (group_count < 0)
-        return gemmkit::fail(GEMMKIT_INVALID_VALUE, "group_count = " + std::to_string(group_count) + " is negative");
     Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc, compute);
     p.A = A;
     p.B = B;

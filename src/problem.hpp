@@ -34,7 +34,7 @@ struct Epilogue {
 
 // A grouped call (gemmkit_gemm_grouped_ex): C's columns cut into `count` groups by the device
 // array `ends` (group g: columns ends[g - 1] .. ends[g] - 1), group g reading A + g * stride_a
-// (Batch::stride_a). Not grouped: count 0.
+// (Batch::stride_a). Not grouped: count 0 (validate refuses a negative one).
 struct Groups {
     const int32_t* ends = nullptr;
     int64_t count = 0;

@@ -179,6 +179,7 @@ gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null) {
     if (beta_null) return invalid("beta is NULL (a host pointer to the scalar is required)");
 
     if (p.batch.count < 0) return invalid("batch_count = " + num(p.batch.count) + " is negative");
+    if (p.groups.count < 0) return invalid("group_count = " + num(p.groups.count) + " is negative");
     if (p.m == 0 || p.n == 0 || p.batch.count == 0) return GEMMKIT_SUCCESS;  // nothing is read or written
     if (gemmkit_status s = validate_epilogue(p); s != GEMMKIT_SUCCESS) return s;
     if (pointer_arrays(p)) return validate_arrays(p);
