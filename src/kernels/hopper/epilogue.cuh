@@ -86,10 +86,11 @@ __device__ __forceinline__ bool finishes(const OutputArgs<TC>& out) {
 // Stores the accumulators of wgmma m64nN (fragment layout in ptx/wgmma.cuh) of the warpgroup
 // whose tile starts at C(row0, col0) of problem z of the batch, with the bias, then finishes
 // them (aux, activation) in a second, rolled pass over the same elements, which this thread has
-// just written; elements outside m x n are skipped.
-template <int N, class TC>
+// just written; elements outside m x n are skipped. With kColumnFloor, so are the columns
+// before first_col (the grouped GEMM's tiles may start before their group: grouped_schedule.hpp).
+template <int N, bool kColumnFloor = false, class TC>
 __device__ __forceinline__ void store_warpgroup_tile(const float (&d)[N / 2], const OutputArgs<TC>& out, int z,
-                                                     int row0, int col0) {
+                                                     int row0, int col0, int first_col = 0) {
     TC* const cz = out.C + z * out.stride_c;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
     const int row = row0 + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
@@ -101,15 +102,18 @@ __device__ __forceinline__ void store_warpgroup_tile(const float (&d)[N / 2], co
 #pragma unroll
             for (int c = 0; c < 2; ++c) {
                 const int i = row + 8 * h, jj = col + 8 * j + c;
-                if (i < out.m && jj < out.n)
+                if (i < out.m && jj < out.n && (!kColumnFloor || jj >= first_col))
                     tensor::store_scaled(cz, out.ldc, i, jj, d[4 * j + 2 * h + c], out.alpha, out.beta, bias.b[h]);
             }
         }
     }
     EpilogueArgs<TC> e = out.epi;
     e.select(z);
-    finish_stored(e, cz, out.ldc, out.m, out.n, N / 2,  // d[v]: v = 4j + 2h + c
-                  [&](int v) { return make_int2(row + 8 * (v / 2 % 2), col + 8 * (v / 4) + v % 2); });
+    finish_stored(e, cz, out.ldc, out.m, out.n, N / 2, [&](int v) {  // d[v]: v = 4j + 2h + c
+        const int jj = col + 8 * (v / 4) + v % 2;
+        // A row past m is skipped: so is a column before the floor.
+        return make_int2(kColumnFloor && jj < first_col ? out.m : row + 8 * (v / 2 % 2), jj);
+    });
 }
 
 }  // namespace gemmkit::hopper

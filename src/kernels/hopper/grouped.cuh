@@ -8,9 +8,10 @@
 // counts them from the ends when it starts (GroupedTiles, grouped_schedule.hpp), and walks its
 // units with a cursor that only moves forward (GroupedTileList::origin), so finding a unit's
 // group costs one step per group over the whole kernel, not a search per unit.
-// A tile may reach past its group's last column into the next group's tokens: TMA loads them,
-// the wgmmas multiply them, and the epilogue writes only the group's own columns (register
-// stores: a TMA store would write the whole box). Empty groups have no tiles. Ends out of order,
+// A tile may reach past its group's last column into the next group's tokens, and its first
+// column is the group's rounded down to 8 (B's boxes start on 16 bytes: grouped_schedule.hpp):
+// TMA loads the other groups' columns, the wgmmas multiply them, and the epilogue writes only
+// the group's own columns (register stores: a TMA store would write the whole box). Empty groups have no tiles. Ends out of order,
 // negative or past n: no tiles at all, so nothing is written.
 // Preconditions: A and B as TMA reads them (tma_reads_operands, and stride_a tma_batch_stride).
 #pragma once
@@ -35,8 +36,9 @@ constexpr int grouped_smem_bytes() {
            GroupedCfg::kStagingBytes;
 }
 
-// Step 5's register epilogue, bounded by the group's last column: past it lie the next group's.
-// C does not move by group (out.stride_c 0); the bias does (epilogue->bias_stride).
+// Step 5's register epilogue, bounded by the group's own columns: past its last lie the next
+// group's, and before its first (a tile starts at it rounded down: grouped_schedule.hpp) the one
+// before's. C does not move by group (out.stride_c 0); the bias does (epilogue->bias_stride).
 template <class TC>
 struct GroupedEpilogue {
     const OutputArgs<TC>& out;
@@ -46,7 +48,7 @@ struct GroupedEpilogue {
                           int col0) const {
         OutputArgs<TC> within = out;
         within.n = ends[group];
-        store_warpgroup_tile<2 * kAccs>(acc, within, group, row0, col0);
+        store_warpgroup_tile<2 * kAccs, true>(acc, within, group, row0, col0, group == 0 ? 0 : ends[group - 1]);
     }
     __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
 };

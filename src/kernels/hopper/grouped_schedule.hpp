@@ -13,13 +13,26 @@
 
 namespace gemmkit::hopper {
 
+// A group's tiles start at its first column rounded down to a multiple of 8: with op(B) = B^T
+// (the tokens contiguous) that column is where B's TMA boxes start, and a box started off a
+// 16-byte boundary faulted (illegal instruction, bf16 and f16 with op(B) = T, H200:
+// docs/plan.md#grouped). The columns before the group's own belong to the group before it and
+// are not written (GroupedEpilogue).
+inline constexpr int kGroupColumnAlign = 8;
+
+// The first column of group g's tiles, and how many columns they cover (0 for an empty group).
+__host__ __device__ inline int group_tiles_begin(int begin) { return begin / kGroupColumnAlign * kGroupColumnAlign; }
+__host__ __device__ inline int group_tiles_cols(int begin, int end) {
+    return end > begin ? end - group_tiles_begin(begin) : 0;
+}
+
 // One cluster's units, and the cursor that maps them to groups. unit(u) as WholeTileList's.
 template <class Cfg>
 struct GroupedTileList {
     const int32_t* ends;
     int m, slabs, cluster, clusters, count;
     // The group of the last unit origin() was asked for: its index, its first pair-tile, its
-    // pair-tiles, its first column and its columns.
+    // pair-tiles, and the first column and columns its tiles cover (group_tiles_begin).
     int group = -1, first = 0, pairs = 0, begin = 0, cols = 0;
 
     __host__ __device__ int units() const { return count; }
@@ -31,8 +44,9 @@ struct GroupedTileList {
         while (w.pair >= first + pairs) {  // on to the group that holds it (empty ones hold none)
             first += pairs;
             ++group;
-            begin = group == 0 ? 0 : ends[group - 1];
-            cols = ends[group] - begin;
+            const int own = group == 0 ? 0 : ends[group - 1];
+            begin = group_tiles_begin(own);
+            cols = group_tiles_cols(own, ends[group]);
             pairs = static_cast<int>(pair_tiles<Cfg>(m, cols));
         }
         const int2 grid = pair_grid<Cfg>(m, cols);
@@ -57,7 +71,7 @@ struct GroupedTiles {
         for (int g = 0; g < groups; ++g) {
             const int end = ends[g];
             if (end < previous || end > n) return 0;
-            sum += static_cast<int>(pair_tiles<Cfg>(m, end - previous));
+            sum += static_cast<int>(pair_tiles<Cfg>(m, group_tiles_cols(previous, end)));
             previous = end;
         }
         return sum;

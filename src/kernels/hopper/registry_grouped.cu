@@ -28,9 +28,11 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
     constexpr auto kernel = grouped_kernel<T, TC, kTransA, kTransB>;
     constexpr int smem = grouped_smem_bytes<T>();
     // As many clusters as fit at once, but no more than pair-tiles there can be: along n each
-    // group has at most one partial tile beyond ceil(n / BN) in all.
+    // group has at most one partial tile, and kGroupColumnAlign - 1 columns before its own,
+    // beyond ceil(n / BN) in all.
     const int fit = ClusterGrid<Cfg>::clusters(reinterpret_cast<const void*>(kernel), smem, plan.sm_count);
-    const int64_t most = pair_grid<Cfg>(p.m, 1).x * (int64_t{ceil_div(p.n, Cfg::BN)} + p.groups.count);
+    const int64_t cols = p.n + (kGroupColumnAlign - 1) * p.groups.count;
+    const int64_t most = pair_grid<Cfg>(p.m, 1).x * ((cols + Cfg::BN - 1) / Cfg::BN + p.groups.count);
     const dim3 grid(static_cast<unsigned>((most < fit ? most : fit) * Cfg::kCluster));
     return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out, p.groups.ends,
                             static_cast<int>(p.groups.count));
