@@ -37,7 +37,11 @@ def _check_mm(a, b):
 
 
 def _check_bmm(a, b):
-    return _api.check_bmm(tuple(a.shape), _dtype_name(a), tuple(b.shape), _dtype_name(b))
+    # The op's errors name it, as gemmkit::mm's do (the rules are gemmkit.bmm's).
+    try:
+        return _api.check_bmm(tuple(a.shape), _dtype_name(a), tuple(b.shape), _dtype_name(b))
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"gemmkit::bmm: {e}") from None
 
 
 def _check_linear(x, weight, bias):
@@ -59,6 +63,7 @@ def _mm_cuda(a, b):
 
 
 def _bmm_cuda(a, b):
+    _check_bmm(a, b)
     return _api._bmm(a, b)
 
 

@@ -40,10 +40,10 @@ def test_cupy_views_linear_and_stream():
     import cupy
 
     rng = cupy.random.default_rng(8)
-    a = rng.standard_normal((40, 30), dtype=cupy.float32).T  # (30, 40), column-major
-    b = rng.standard_normal((80, 50), dtype=cupy.float32)[::2]  # (40, 50), padded rows
     stream = cupy.cuda.Stream(non_blocking=True)
-    with stream:
+    with stream:  # made on the stream that reads them: a non-blocking one does not wait for the default
+        a = rng.standard_normal((40, 30), dtype=cupy.float32).T  # (30, 40), column-major
+        b = rng.standard_normal((80, 50), dtype=cupy.float32)[::2]  # (40, 50), padded rows
         out = gemmkit.matmul(a, b)
     stream.synchronize()
     assert rel_err(out.get(), (a.astype(cupy.float64) @ b.astype(cupy.float64)).get()) < 1e-5
