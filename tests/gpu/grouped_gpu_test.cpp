@@ -1,5 +1,6 @@
 // Grouped GEMM through the C API (gemmkit_gemm_grouped_ex) on Hopper: FP16 and BF16, C of their
-// type and FP32, all four ops, uneven groups, empty groups, groups of a few columns, a shared A
+// type and FP32, all four ops, both tile widths (groups of fewer and more than 1024 columns on
+// average), uneven groups, empty groups, groups of a few columns, a shared A
 // (stride_a 0), alpha and beta, a bias per group, columns past the last end left alone, ends
 // out of order (nothing written), and a CUDA graph replayed with new ends.
 //
@@ -153,6 +154,17 @@ std::vector<GroupedCase> cases() {
                     g.m = 200, g.k = 136, g.ends = uneven, g.n = 720;  // 20 columns past the last end
                     out.push_back(g);
                 }
+    // Groups of 1024 columns on average and more: the 128 x 256 tiles' rows (plan.cpp's grouped_row).
+    const std::vector<int32_t> wide = {1500, 1500, 3001, 4096};
+    for (gemmkit_dtype ab : {GEMMKIT_R_16BF, GEMMKIT_R_16F})
+        for (gemmkit_op ta : {GEMMKIT_OP_N, GEMMKIT_OP_T})
+            for (gemmkit_op tb : {GEMMKIT_OP_N, GEMMKIT_OP_T}) {
+                GroupedCase g;
+                g.name = std::string("wide_") + dtype_name(ab) + "_" + ops_name(ta, tb);
+                g.ab = ab, g.c = ab == GEMMKIT_R_16F ? GEMMKIT_R_32F : ab, g.ta = ta, g.tb = tb;
+                g.m = 200, g.k = 136, g.ends = wide, g.n = 4100;
+                out.push_back(g);
+            }
     GroupedCase moe;  // a layer of 8 experts, as a mixture of experts sends it (TN, bias, beta)
     moe.name = "moe_8_experts_bias_beta";
     moe.m = 512, moe.k = 256, moe.ends = {128, 384, 384, 400, 1024, 1040, 1536, 2048}, moe.n = 2048;

@@ -2,9 +2,11 @@
 // (gemmkit_gemm_grouped_ex, the group ends on the device) against the better of two cuBLAS
 // calls of the same groups, timed interleaved in the same run with the L2 flushed before each
 // call: a loop of cublasGemmEx, one a group (the host knows the sizes), and one
-// cublasGemmGroupedBatchedEx (a group of one problem per expert). In the library's column-major
-// terms a layer is C (out x tokens) = op(A_g = W_g, op T) * B (x^T, op N) for each group's
-// tokens. Before timing, auto is verified group by group against an FP64 reference.
+// cublasGemmGroupedBatchedEx (a group of one problem per expert). Each grouped row of the type
+// (gemmkit list: the 128 x 128 and the 128 x 256 tiles) is timed too, by name, to show what
+// auto's choice of the two gives. In the library's column-major terms a layer is
+// C (out x tokens) = op(A_g = W_g, op T) * B (x^T, op N) for each group's tokens. Before timing,
+// auto and each row are verified group by group against an FP64 reference.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -81,6 +84,7 @@ struct GroupedRow {
     std::string status = "ok";
     Timing autot, loop, grouped;
     bool grouped_ok = false;  // cublasGemmGroupedBatchedEx ran these types
+    std::vector<std::pair<std::string, Timing>> by_row;  // each grouped row of the type, by name
 
     bool timed() const { return status == "ok"; }
     double best_cublas_ms() const { return grouped_ok ? std::min(loop.median_ms, grouped.median_ms) : loop.median_ms; }
@@ -138,10 +142,11 @@ struct Layer {
         CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     }
 
-    bool run_auto(cudaStream_t stream) const {
+    // gemmkit's call: auto where kernel is null, else the row it names.
+    bool run_gemmkit(cudaStream_t stream, const char* kernel = nullptr) const {
         return gemmkit_gemm_grouped_ex(stream, GEMMKIT_OP_T, GEMMKIT_OP_N, s.out, s.tokens, s.in, &alpha, a.data(), t.ab,
                                        s.in, s.out * s.in, b.data(), t.ab, s.in, &beta, c.data(), t.c, s.out,
-                                       d_ends.data(), s.groups, t.compute, nullptr, nullptr) == GEMMKIT_SUCCESS;
+                                       d_ends.data(), s.groups, t.compute, nullptr, kernel) == GEMMKIT_SUCCESS;
     }
     bool run_loop(const ref::Cublas& blas) const {
         for (size_t g = 0; g < ends.size(); ++g) {
@@ -163,10 +168,12 @@ struct Layer {
                                           CUBLAS_COMPUTE_32F);
     }
 
-    // auto's C, group by group, against an FP64 reference of the same inputs: "" or what is wrong.
-    std::string verify(const ref::Cublas& blas, cudaStream_t stream) const {
+    // The C of auto (kernel null) or of the named row, group by group, against an FP64 reference
+    // of the same inputs: "" or what is wrong.
+    std::string verify(const ref::Cublas& blas, cudaStream_t stream, const char* kernel = nullptr) const {
+        const std::string who = kernel == nullptr ? "auto" : kernel;
         verify::fill_nan(c.data(), t.c, s.tokens * s.out, stream);
-        if (!run_auto(stream)) return std::string("auto: ") + gemmkit_last_error();
+        if (!run_gemmkit(stream, kernel)) return who + ": " + gemmkit_last_error();
         CUDA_CHECK(cudaStreamSynchronize(stream));
         std::vector<unsigned char> after(c.size());
         c.copy_to_host(after.data());
@@ -192,12 +199,21 @@ struct Layer {
                 const T* out = reinterpret_cast<const T*>(after.data()) + begin(g) * s.out;
                 const verify::CompareResult r = verify::compare(out, s.out, values.data(), scale.data(), s.out, cols,
                                                                 s.in, verify::tolerance_for(t.ab, t.c, t.compute, s.in));
-                if (!r.pass) return "auto: group " + std::to_string(g) + ": " + verify::describe(r);
+                if (!r.pass) return who + ": group " + std::to_string(g) + ": " + verify::describe(r);
             }
             return "";
         });
     }
 };
+
+// The grouped rows of a type, by name (gemmkit list): "f16.16_grouped", "f16.16_grouped_wide", ...
+std::vector<std::string> grouped_rows_of(const CorpusType& t) {
+    const std::string prefix = std::string(t.name) + ".16_grouped";
+    std::vector<std::string> names;
+    for (int i = 0; const char* name = gemmkit_kernel_name(i); ++i)
+        if (std::string(name).rfind(prefix, 0) == 0) names.push_back(name);
+    return names;
+}
 
 GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, const TimingPlan& plan,
                    const ref::Cublas& blas, L2Flusher& flusher, cudaStream_t stream) {
@@ -205,17 +221,26 @@ GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, co
     r.shape = &s;
     r.type = &t;
     const Layer layer(s, t, seed, stream);
-    if (const std::string failed = layer.verify(blas, stream); !failed.empty()) return r.status = "FAILED: " + failed, r;
+    const std::vector<std::string> rows = grouped_rows_of(t);
+    std::vector<const char*> checked = {nullptr};  // auto, then each row by name
+    for (const std::string& name : rows) checked.push_back(name.c_str());
+    for (const char* kernel : checked)
+        if (const std::string failed = layer.verify(blas, stream, kernel); !failed.empty())
+            return r.status = "FAILED: " + failed, r;
     r.grouped_ok = layer.run_grouped(blas) == CUBLAS_STATUS_SUCCESS;
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<Contender> contenders = {{"auto", [&] { return layer.run_auto(stream); }},
+    std::vector<Contender> contenders = {{"auto", [&] { return layer.run_gemmkit(stream); }},
                                          {"cublas-loop", [&] { return layer.run_loop(blas); }}};
     if (r.grouped_ok)
         contenders.push_back({"cublas-grouped", [&] { return layer.run_grouped(blas) == CUBLAS_STATUS_SUCCESS; }});
+    const size_t first_row = contenders.size();
+    for (const std::string& name : rows)
+        contenders.push_back({name.c_str(), [&layer, &name, stream] { return layer.run_gemmkit(stream, name.c_str()); }});
     const std::vector<Timing> times = time_interleaved(contenders, plan, flusher, stream);
     r.autot = times[0];
     r.loop = times[1];
     if (r.grouped_ok) r.grouped = times[2];
+    for (size_t i = 0; i < rows.size(); ++i) r.by_row.emplace_back(rows[i], times[first_row + i]);
     return r;
 }
 
@@ -232,6 +257,10 @@ void print_row(const GroupedRow& r) {
         std::printf(" %9.4f %9.4f %9s %6.3f %7.1f %7.1f\n", r.autot.median_ms, r.loop.median_ms,
                     r.grouped_ok ? std::to_string(r.grouped.median_ms).substr(0, 9).c_str() : "n/a", r.ratio(),
                     tflops_at(flops_of(s), r.autot.median_ms), tflops_at(flops_of(s), r.best_cublas_ms()));
+        std::printf("%-14s by row:", "");
+        for (const auto& [name, t] : r.by_row)
+            std::printf("  %s %.4f ms (ratio %.3f)", name.c_str(), t.median_ms, r.best_cublas_ms() / t.median_ms);
+        std::printf("\n");
     }
     std::fflush(stdout);
 }
@@ -239,7 +268,7 @@ void print_row(const GroupedRow& r) {
 void write_csv(const std::string& path, const std::vector<GroupedRow>& rows, const analysis::DeviceInfo& d) {
     std::ofstream f = open_output(path);
     f << "row,type,groups,tokens,out,in,status,auto_median_ms,cublas_loop_median_ms,cublas_grouped_median_ms,ratio,"
-         "auto_tflops,cublas_tflops,device,commit\n";
+         "auto_tflops,cublas_tflops,rows_median_ms,device,commit\n";
     for (const GroupedRow& r : rows) {
         const GroupedShape& s = *r.shape;
         auto timed = [&](double v) { return csv_number(r.timed() ? v : kNaN); };
@@ -247,8 +276,11 @@ void write_csv(const std::string& path, const std::vector<GroupedRow>& rows, con
           << ',' << s.in << ',' << csv_field(r.status) << ',' << timed(r.autot.median_ms) << ','
           << timed(r.loop.median_ms) << ',' << csv_number(r.timed() && r.grouped_ok ? r.grouped.median_ms : kNaN)
           << ',' << csv_number(r.ratio()) << ',' << timed(tflops_at(flops_of(s), r.autot.median_ms)) << ','
-          << timed(tflops_at(flops_of(s), r.best_cublas_ms())) << ',' << csv_field(d.name) << ','
-          << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
+          << timed(tflops_at(flops_of(s), r.best_cublas_ms())) << ',';
+        std::ostringstream rows;  // "name=ms;name=ms"
+        for (size_t i = 0; i < r.by_row.size(); ++i)
+            rows << (i ? ";" : "") << r.by_row[i].first << '=' << csv_number(r.by_row[i].second.median_ms);
+        f << csv_field(rows.str()) << ',' << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
     }
     close_output(f, path);
 }
