@@ -34,23 +34,15 @@ const KernelInfo* tuned_row(const Problem& p, const DeviceFacts& d, Plan* plan) 
     return info;
 }
 
-// Groups of this many columns (tokens) on average and more take the grouped rows of 128 x 256
-// tiles, fewer those of 128 x 128: docs/plan.md#grouped.
-constexpr int64_t kWideGroupColumns = 1024;
-
-// A grouped call: the grouped row of its types and tile width, which no other row stands in for.
-// Where it cannot run p, *why gives its own reason (TMA's alignment, say) rather than a generic one.
+// A grouped call: the grouped row of its types, which no other row stands in for. Where it cannot
+// run p, *why gives its own reason (TMA's alignment, say) rather than a generic one.
 const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
     *why = std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
            dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
-    const bool wide = p.n >= kWideGroupColumns * p.groups.count;
     for (const KernelInfo& info : registry()) {
-        if (!info.groups || (info.tile.BN == 256) != wide) continue;
+        if (!info.groups) continue;
         if (runs_on(info, p, d)) {
-            plan->note("kernel", info.name,
-                       std::string("the grouped row of these types: one launch for every group; ") +
-                           (wide ? "128x256 tiles: the groups average " : "128x128 tiles: the groups average under ") +
-                           std::to_string(kWideGroupColumns) + (wide ? " columns or more" : " columns"));
+            plan->note("kernel", info.name, "the grouped row of these types: one launch for every group");
             return &info;
         }
         if (info.dtype != p.a_type) continue;

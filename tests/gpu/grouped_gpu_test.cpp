@@ -1,8 +1,8 @@
 // Grouped GEMM through the C API (gemmkit_gemm_grouped_ex) on Hopper: FP16 and BF16, C of their
-// type and FP32, all four ops, both tile widths (groups of fewer and more than 1024 columns on
-// average), uneven groups, empty groups, groups of a few columns, a shared A
-// (stride_a 0), alpha and beta, a bias per group, columns past the last end left alone, ends
-// out of order (nothing written), and a CUDA graph replayed with new ends.
+// type and FP32, all four ops, uneven groups (a few columns to thousands), empty groups, groups
+// of a few columns, a shared A (stride_a 0), alpha and beta, a bias per group, columns past the
+// last end left alone, ends out of order (nothing written), and a CUDA graph replayed with new
+// ends.
 //
 // Each group's columns are checked against the double-precision CPU reference of that group's
 // GEMM (its own A); every element of C outside the groups' columns must be left as it was.
@@ -154,7 +154,7 @@ std::vector<GroupedCase> cases() {
                     g.m = 200, g.k = 136, g.ends = uneven, g.n = 720;  // 20 columns past the last end
                     out.push_back(g);
                 }
-    // Groups of 1024 columns on average and more: the 128 x 256 tiles' rows (plan.cpp's grouped_row).
+    // Groups of a thousand columns and more: many tiles a group, boundaries off 16 bytes.
     const std::vector<int32_t> wide = {1500, 1500, 3001, 4096};
     for (gemmkit_dtype ab : {GEMMKIT_R_16BF, GEMMKIT_R_16F})
         for (gemmkit_op ta : {GEMMKIT_OP_N, GEMMKIT_OP_T})

@@ -3,8 +3,8 @@
 // calls of the same groups, timed interleaved in the same run with the L2 flushed before each
 // call: a loop of cublasGemmEx, one a group (the host knows the sizes), and one
 // cublasGemmGroupedBatchedEx (a group of one problem per expert). Each grouped row of the type
-// (gemmkit list: the 128 x 128 and the 128 x 256 tiles) is timed too, by name, to show what
-// auto's choice of the two gives. In the library's column-major terms a layer is
+// (gemmkit list) is timed too, by name, so that a row beside auto's shows what auto's choice
+// gives. In the library's column-major terms a layer is
 // C (out x tokens) = op(A_g = W_g, op T) * B (x^T, op N) for each group's tokens. Before timing,
 // auto and each row are verified group by group against an FP64 reference.
 #include <algorithm>

@@ -4,16 +4,15 @@
 // ends[g - 1] .. ends[g] - 1 and multiplies them by its own A (matrix g of A's tensor map). The
 // ends live on the device, so the host cannot cut the work into tiles: the kernel does. It runs
 // step 5's persistent body (cluster_pipeline.cuh: clusters of two along m sharing B's slab,
-// multicast) on CTA tiles of 128 x 128 or 128 x 256, their pair-tiles numbered group by group.
-// Each CTA counts them from the ends when it starts (GroupedTiles, grouped_schedule.hpp), and
-// walks its units with a cursor that only moves forward (GroupedTileList::origin), so finding a
-// unit's group costs one step per group over the whole kernel, not a search per unit.
+// multicast) on 128 x 128 CTA tiles, whose pair-tiles are numbered group by group. Each CTA
+// counts them from the ends when it starts (GroupedTiles, grouped_schedule.hpp), and walks its
+// units with a cursor that only moves forward (GroupedTileList::origin), so finding a unit's
+// group costs one step per group over the whole kernel, not a search per unit.
 // A tile may reach past its group's last column into the next group's tokens, and its first
 // column is the group's rounded down to 8 (B's boxes start on 16 bytes: grouped_schedule.hpp):
 // TMA loads the other groups' columns, the wgmmas multiply them, and the epilogue writes only
-// the group's own columns (register stores: a TMA store would write the whole box). Empty
-// groups have no tiles. Ends out of order, negative or past n: no tiles at all, so nothing is
-// written.
+// the group's own columns (register stores: a TMA store would write the whole box). Empty groups have no tiles. Ends out of order,
+// negative or past n: no tiles at all, so nothing is written.
 // Preconditions: A and B as TMA reads them (tma_reads_operands, and stride_a tma_batch_stride).
 #pragma once
 
@@ -24,25 +23,17 @@
 
 namespace gemmkit::hopper {
 
-// Two tile shapes. 128 x 128 CTA tiles (pair-tiles of 256 x 128): a group of a few hundred
-// tokens wastes less of its last tile than with 256 columns. Six stages, as step 10's 128 x 128
-// tiles.
+// 128 x 128 CTA tiles (pair-tiles of 256 x 128): a group of a few hundred tokens wastes less of
+// its last tile than with 256 columns. Six stages, as step 10's 128 x 128 tiles.
 struct GroupedCfg : ClusterMulticastCfg {
     static constexpr int BN = 128, kStages = 6;
 };
-// Step 5's own 128 x 256 tiles and four stages, for groups of a thousand tokens and more: each
-// wgmma is m64n256, which keeps the tensor cores busier than m64n128 (plan.cpp's grouped_row).
-// The producer walks the groups' cursor too: with 40 registers it spilled 4 bytes (A of op N,
-// B of op T); 48 come from the consumers, which need no more than 224 with these tiles.
-struct GroupedWideCfg : ClusterMulticastCfg {
-    static constexpr int kProducerRegs = 48, kConsumerRegs = 224;
-};
-static_assert(registers_fit_launch_pool<GroupedWideCfg>(), "the block's registers at launch");
 
-// The kernel's dynamic shared memory: the ring of Cfg's stages (no staging for C).
-template <class Cfg, class T>
+// The kernel's dynamic shared memory: the ring of GroupedCfg's stages (no staging for C).
+template <class T>
 constexpr int grouped_smem_bytes() {
-    return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes;
+    return ring_smem_bytes<SlabOfA<T, GroupedCfg, false>, SharedSlabOfB<T, GroupedCfg, false>, GroupedCfg::kStages>() +
+           GroupedCfg::kStagingBytes;
 }
 
 // Step 5's register epilogue, bounded by the group's own columns: past its last lie the next
@@ -62,11 +53,12 @@ struct GroupedEpilogue {
     __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
 };
 
-template <class Cfg, class T, class TC, bool kTransA, bool kTransB>
-__global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(GroupedCfg::kCluster, 1, 1) __launch_bounds__(GroupedCfg::kThreads, 1)
     grouped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    OutputArgs<TC> out, const int32_t* ends, int groups) {
 #if GEMMKIT_HOPPER_CODE
+    using Cfg = GroupedCfg;
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(
         &map_a, &map_b, out, GroupedEpilogue<TC>{out, ends},
         GroupedTiles<Cfg>{ends, groups, out.m, out.n, slab_count<Cfg>(out.k)});

@@ -1,6 +1,5 @@
-// Registry rows and launchers of the grouped GEMM (grouped.cuh): f16.16_grouped and
-// bf16.16_grouped (128 x 128 tiles), f16.16_grouped_wide and bf16.16_grouped_wide (128 x 256),
-// which run grouped calls only (gemmkit_gemm_grouped_ex).
+// Registry rows and launcher of the grouped GEMM (grouped.cuh): f16.16_grouped and
+// bf16.16_grouped, which run grouped calls only (gemmkit_gemm_grouped_ex).
 #include "kernels/hopper/grouped.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -8,8 +7,9 @@
 namespace gemmkit::hopper {
 namespace {
 
-template <class Cfg, class T, class TC, bool kTransA, bool kTransB>
+template <class T, class TC, bool kTransA, bool kTransB>
 cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream_t stream) {
+    using Cfg = GroupedCfg;
     using SlabA = SharedSlabOfA<T, Cfg, kTransA>;
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
@@ -25,8 +25,8 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
     out.stride_c = 0;                       // the groups share C, each its own columns
     out.a_step = p.batch.stride_a != 0;     // group g reads A's matrix g (0: all read matrix 0)
     out.b_step = 0;                         // B's map holds one matrix
-    constexpr auto kernel = grouped_kernel<Cfg, T, TC, kTransA, kTransB>;
-    constexpr int smem = grouped_smem_bytes<Cfg, T>();
+    constexpr auto kernel = grouped_kernel<T, TC, kTransA, kTransB>;
+    constexpr int smem = grouped_smem_bytes<T>();
     // As many clusters as fit at once, but no more than pair-tiles there can be: along n each
     // group has at most one partial tile, and kGroupColumnAlign - 1 columns before its own,
     // beyond ceil(n / BN) in all.
@@ -38,13 +38,12 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
                             static_cast<int>(p.groups.count));
 }
 
-template <class Cfg>
 cudaError_t launch_grouped(const Problem& p, const Plan& plan, cudaStream_t stream) {
     return tensor::with_half_types(p, [&](auto t, auto tc) {
         using T = typename decltype(t)::type;
         using TC = typename decltype(tc)::type;
         return with_ops(p, [&](auto a, auto b) {
-            return launch_grouped_kernel<Cfg, T, TC, decltype(a)::value, decltype(b)::value>(p, plan, stream);
+            return launch_grouped_kernel<T, TC, decltype(a)::value, decltype(b)::value>(p, plan, stream);
         });
     });
 }
@@ -67,36 +66,28 @@ bool supports_grouped(const Problem& p, std::string* why) {
 }  // namespace gemmkit::hopper
 
 namespace gemmkit::tensor {
-namespace {
-
-// A row of a grouped kernel; its tiles are the only difference between the two (plan.cpp's
-// grouped_row chooses by the groups' average columns).
-template <class Cfg, gemmkit_dtype kAB, class T>
-KernelInfo grouped_info(const char* name, const char* description) {
-    return {.name = name, .level = 16, .min_sm = 90, .dtype = kAB, .compute = GEMMKIT_COMPUTE_32F,
-            .description = description,
-            .fast_path = "all ops; A and B 16-byte aligned with lda, ldb, stride_a multiples of 16 bytes "
-                         "(TMA; else NOT_SUPPORTED)",
-            .fast_alignment = 16, .tile = tile_of<Cfg>(), .serves_auto = true,
-            .supports = hopper::supports_grouped<kAB>, .launch = hopper::launch_grouped<Cfg>,
-            .entry = entry_of<&hopper::grouped_kernel<Cfg, T, T, false, false>>,
-            .dynamic_smem_bytes = hopper::grouped_smem_bytes<Cfg, T>(),
-            .groups = true};
-}
-
-}  // namespace
 
 void add_hopper_grouped(std::vector<KernelInfo>* table) {
     using hopper::GroupedCfg;
-    using hopper::GroupedWideCfg;
-    constexpr const char* kNarrow =
-        "a mixture of experts' layer in one launch: C's columns cut into groups by ends on the device, each "
-        "group's own A, step 10's persistent clusters on 128x128 tiles numbered group by group";
-    constexpr const char* kWide = "the grouped GEMM on step 10's 128x256 tiles, for groups of 1024 columns and more";
-    table->push_back(grouped_info<GroupedCfg, GEMMKIT_R_16F, half>("f16.16_grouped", kNarrow));
-    table->push_back(grouped_info<GroupedCfg, GEMMKIT_R_16BF, tensor::bf16>("bf16.16_grouped", kNarrow));
-    table->push_back(grouped_info<GroupedWideCfg, GEMMKIT_R_16F, half>("f16.16_grouped_wide", kWide));
-    table->push_back(grouped_info<GroupedWideCfg, GEMMKIT_R_16BF, tensor::bf16>("bf16.16_grouped_wide", kWide));
+    KernelInfo f16{.name = "f16.16_grouped", .level = 16, .min_sm = 90, .dtype = GEMMKIT_R_16F,
+                   .compute = GEMMKIT_COMPUTE_32F,
+                   .description = "a mixture of experts' layer in one launch: C's columns cut into groups by "
+                                  "ends on the device, each group's own A, step 10's persistent clusters on "
+                                  "128x128 tiles numbered group by group",
+                   .fast_path = "all ops; A and B 16-byte aligned with lda, ldb, stride_a multiples of 16 bytes "
+                                "(TMA; else NOT_SUPPORTED)",
+                   .fast_alignment = 16, .tile = tile_of<GroupedCfg>(), .serves_auto = true,
+                   .supports = hopper::supports_grouped<GEMMKIT_R_16F>, .launch = hopper::launch_grouped,
+                   .entry = entry_of<&hopper::grouped_kernel<half, half, false, false>>,
+                   .dynamic_smem_bytes = hopper::grouped_smem_bytes<half>(),
+                   .groups = true};
+    KernelInfo bf16 = f16;
+    bf16.name = "bf16.16_grouped";
+    bf16.dtype = GEMMKIT_R_16BF;
+    bf16.supports = hopper::supports_grouped<GEMMKIT_R_16BF>;
+    bf16.entry = entry_of<&hopper::grouped_kernel<tensor::bf16, tensor::bf16, false, false>>;
+    table->push_back(f16);
+    table->push_back(bf16);
 }
 
 }  // namespace gemmkit::tensor
