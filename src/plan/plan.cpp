@@ -40,7 +40,7 @@ const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan
     *why = std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
            dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
     for (const KernelInfo& info : registry()) {
-        if (!info.groups) continue;
+        if (!info.groups || !info.serves_auto) continue;
         if (runs_on(info, p, d)) {
             plan->note("kernel", info.name, "the grouped row of these types: one launch for every group");
             return &info;

@@ -2,7 +2,8 @@
 // type and FP32, all four ops, uneven groups (a few columns to thousands), empty groups, groups
 // of a few columns, a shared A (stride_a 0), alpha and beta, a bias per group, columns past the
 // last end left alone, ends out of order (nothing written), and a CUDA graph replayed with new
-// ends.
+// ends; auto's row, and the _tma_store rows by name (TMA stores where C allows them, registers
+// where it does not).
 //
 // Each group's columns are checked against the double-precision CPU reference of that group's
 // GEMM (its own A); every element of C outside the groups' columns must be left as it was.
@@ -28,6 +29,8 @@ struct GroupedCase {
     bool shared_a = false;      // stride_a 0
     double alpha = 1.0, beta = 0.0;
     bool bias = false;          // a bias per group (bias_stride m + 3)
+    int64_t ldc_pad = 1;        // ldc = m + ldc_pad (1: C's columns off 16 bytes, so no TMA stores)
+    const char* kernel = nullptr;  // auto, or a row by name
 };
 
 // One grouped call on the device: A (one matrix a group), B, C before and after, the ends.
@@ -38,7 +41,7 @@ public:
         const int64_t rows_a = c.ta == GEMMKIT_OP_N ? c.m : c.k, cols_a = c.ta == GEMMKIT_OP_N ? c.k : c.m;
         const int64_t rows_b = c.tb == GEMMKIT_OP_N ? c.k : c.n, cols_b = c.tb == GEMMKIT_OP_N ? c.n : c.k;
         // Leading dimensions rounded up to 8 elements (16 bytes): the grouped kernel reads by TMA.
-        lda_ = (rows_a + 7) / 8 * 8, ldb_ = (rows_b + 7) / 8 * 8, ldc_ = c.m + 1;
+        lda_ = (rows_a + 7) / 8 * 8, ldb_ = (rows_b + 7) / 8 * 8, ldc_ = c.m + c.ldc_pad;
         stride_a_ = c.shared_a ? 0 : lda_ * cols_a;
         a_count_ = lda_ * cols_a * (c.shared_a ? 1 : groups), b_count_ = ldb_ * cols_b, c_count_ = ldc_ * c.n;
         bias_stride_ = c.m + 3;
@@ -83,7 +86,7 @@ public:
         return gemmkit_gemm_grouped_ex(stream, c_.ta, c_.tb, c_.m, c_.n, c_.k, &alpha, a_.data(), c_.ab, lda_,
                                        stride_a_, b_.data(), c_.ab, ldb_, &beta, c_buf_.data(), c_.c, ldc_,
                                        ends_.data(), static_cast<int64_t>(c_.ends.size()), GEMMKIT_COMPUTE_32F,
-                                       c_.bias ? &e : nullptr, nullptr);
+                                       c_.bias ? &e : nullptr, c_.kernel);
     }
 
     // "" when every group's columns match the reference and nothing else in C changed.
@@ -156,6 +159,7 @@ std::vector<GroupedCase> cases() {
                 }
     // Groups of a thousand columns and more: many tiles a group, boundaries off 16 bytes.
     const std::vector<int32_t> wide = {1500, 1500, 3001, 4096};
+    std::vector<GroupedCase> wide_cases;
     for (gemmkit_dtype ab : {GEMMKIT_R_16BF, GEMMKIT_R_16F})
         for (gemmkit_op ta : {GEMMKIT_OP_N, GEMMKIT_OP_T})
             for (gemmkit_op tb : {GEMMKIT_OP_N, GEMMKIT_OP_T}) {
@@ -163,8 +167,9 @@ std::vector<GroupedCase> cases() {
                 g.name = std::string("wide_") + dtype_name(ab) + "_" + ops_name(ta, tb);
                 g.ab = ab, g.c = ab == GEMMKIT_R_16F ? GEMMKIT_R_32F : ab, g.ta = ta, g.tb = tb;
                 g.m = 200, g.k = 136, g.ends = wide, g.n = 4100;
-                out.push_back(g);
+                wide_cases.push_back(g);
             }
+    out.insert(out.end(), wide_cases.begin(), wide_cases.end());
     GroupedCase moe;  // a layer of 8 experts, as a mixture of experts sends it (TN, bias, beta)
     moe.name = "moe_8_experts_bias_beta";
     moe.m = 512, moe.k = 256, moe.ends = {128, 384, 384, 400, 1024, 1040, 1536, 2048}, moe.n = 2048;
@@ -176,6 +181,23 @@ std::vector<GroupedCase> cases() {
     GroupedCase one = moe;  // one group: a plain GEMM
     one.name = "one_group", one.ends = {2048}, one.bias = false;
     out.push_back(one);
+    // The rows with TMA stores for the tiles inside a group, named: C's columns on 16 bytes and
+    // beta 0, so that they store by TMA; beta != 0 and a C off 16 bytes take registers only.
+    for (GroupedCase g : wide_cases) {
+        g.name = "tma_store_" + g.name, g.ldc_pad = 0;
+        g.kernel = g.ab == GEMMKIT_R_16BF ? "bf16.16_grouped_tma_store" : "f16.16_grouped_tma_store";
+        out.push_back(g);
+    }
+    GroupedCase tma_moe = moe;
+    tma_moe.name = "tma_store_moe_bias", tma_moe.beta = 0.0, tma_moe.ldc_pad = 0;
+    tma_moe.kernel = "bf16.16_grouped_tma_store";
+    out.push_back(tma_moe);
+    GroupedCase tma_beta = tma_moe;  // beta != 0: registers
+    tma_beta.name = "tma_store_row_with_beta", tma_beta.beta = 0.25;
+    out.push_back(tma_beta);
+    GroupedCase tma_off = tma_moe;  // ldc off 16 bytes: registers
+    tma_off.name = "tma_store_row_c_off_16_bytes", tma_off.ldc_pad = 1;
+    out.push_back(tma_off);
     return out;
 }
 

@@ -109,6 +109,23 @@ TEST(GroupedPlan, AutoTakesTheGroupedRowOfTheType) {
     }
 }
 
+// The _tma_store rows run grouped calls when named; auto keeps to the rows it serves.
+TEST(GroupedPlan, TheTmaStoreRowsAreNamedOnly) {
+    for (const char* name : {"f16.16_grouped_tma_store", "bf16.16_grouped_tma_store"}) {
+        const gemmkit::KernelInfo* row = gemmkit::find_kernel(name);
+        ASSERT_NE(row, nullptr) << name;
+        EXPECT_TRUE(row->groups);
+        EXPECT_FALSE(row->serves_auto);
+        gemmkit::Plan plan;
+        std::string why;
+        const gemmkit_dtype type = name[0] == 'b' ? GEMMKIT_R_16BF : GEMMKIT_R_16F;
+        ASSERT_TRUE(gemmkit::plan_gemm(grouped_problem(8, type), h100_facts(), name, &plan, &why)) << why;
+        EXPECT_EQ(plan.kernel, row);
+        ASSERT_TRUE(gemmkit::plan_gemm(grouped_problem(8, type), h100_facts(), nullptr, &plan, &why)) << why;
+        EXPECT_NE(plan.kernel, row);
+    }
+}
+
 TEST(GroupedPlan, GroupedRowsAndOtherRowsKeepApart) {
     const Problem grouped = grouped_problem(8);
     Problem plain = grouped;

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels/hopper/05_cluster_multicast.cuh"
+#include "kernels/hopper/epilogue_tma.cuh"
 #include "kernels/hopper/grouped_schedule.hpp"
 
 namespace gemmkit::hopper {
@@ -29,12 +30,18 @@ struct GroupedCfg : ClusterMulticastCfg {
     static constexpr int BN = 128, kStages = 6;
 };
 
-// The kernel's dynamic shared memory: the ring of GroupedCfg's stages (no staging for C).
-template <class T>
+// The same tiles with step 6's staging for C (two 64-column pieces a consumer warpgroup): the
+// six stages and the staging take 225 KiB of the 227 an H100 block may have.
+struct GroupedTmaStoreCfg : GroupedCfg {
+    static constexpr int kStagingBytes = kConsumers * staging_bytes();
+};
+
+// The kernel's dynamic shared memory: the ring of Cfg's stages and its staging for C.
+template <class T, class Cfg = GroupedCfg>
 constexpr int grouped_smem_bytes() {
-    return ring_smem_bytes<SlabOfA<T, GroupedCfg, false>, SharedSlabOfB<T, GroupedCfg, false>, GroupedCfg::kStages>() +
-           GroupedCfg::kStagingBytes;
+    return ring_smem_bytes<SlabOfA<T, Cfg, false>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() + Cfg::kStagingBytes;
 }
+static_assert(grouped_smem_bytes<half, GroupedTmaStoreCfg>() <= 227 * 1024, "an H100 block's shared memory");
 
 // Step 5's register epilogue, bounded by the group's own columns: past its last lie the next
 // group's, and before its first (a tile starts at it rounded down: grouped_schedule.hpp) the one
@@ -53,6 +60,34 @@ struct GroupedEpilogue {
     __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
 };
 
+// Step 6's TMA stores for the tiles whole inside their group's columns, where the launcher set
+// out.tma_store (beta 0, C as TMA writes it: tma_writes_c); the register epilogue above for the
+// others, the first and last tile of a group whose ends are not on a tile's edge. C is one
+// matrix (coordinate 0 of C's map); the group picks its bias first.
+template <class TC>
+struct GroupedTmaStoreEpilogue {
+    const OutputArgs<TC>& out;
+    const int32_t* ends;
+    const CUtensorMap* map_c;
+    template <int kAccs>
+    __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int group, int row0,
+                          int col0) const {
+        const int begin = group == 0 ? 0 : ends[group - 1];
+        if (out.tma_store && col0 >= begin && col0 + 2 * kAccs <= ends[group]) {
+            OutputArgs<TC> own = out;
+            own.epi.select(group);
+            store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice, own, 0,
+                                                    row0, col0);
+            return;
+        }
+        GroupedEpilogue<TC>{out, ends}.store(acc, staging, slice, group, row0, col0);
+    }
+    // The block's last stores must be complete before it exits.
+    __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {
+        if (threadIdx.x % 128 == 0) ptx::bulk_wait<0>();
+    }
+};
+
 template <class T, class TC, bool kTransA, bool kTransB>
 __global__ void GEMMKIT_CLUSTER_DIMS(GroupedCfg::kCluster, 1, 1) __launch_bounds__(GroupedCfg::kThreads, 1)
     grouped_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -61,6 +96,22 @@ __global__ void GEMMKIT_CLUSTER_DIMS(GroupedCfg::kCluster, 1, 1) __launch_bounds
     using Cfg = GroupedCfg;
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(
         &map_a, &map_b, out, GroupedEpilogue<TC>{out, ends},
+        GroupedTiles<Cfg>{ends, groups, out.m, out.n, slab_count<Cfg>(out.k)});
+#else
+    __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
+#endif
+}
+
+// The grouped kernel with GroupedTmaStoreEpilogue (f16/bf16.16_grouped_tma_store, named only).
+template <class T, class TC, bool kTransA, bool kTransB>
+__global__ void GEMMKIT_CLUSTER_DIMS(GroupedTmaStoreCfg::kCluster, 1, 1) __launch_bounds__(GroupedTmaStoreCfg::kThreads, 1)
+    grouped_tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                             const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out, const int32_t* ends,
+                             int groups) {
+#if GEMMKIT_HOPPER_CODE
+    using Cfg = GroupedTmaStoreCfg;
+    cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(
+        &map_a, &map_b, out, GroupedTmaStoreEpilogue<TC>{out, ends, &map_c},
         GroupedTiles<Cfg>{ends, groups, out.m, out.n, slab_count<Cfg>(out.k)});
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched

@@ -1,5 +1,8 @@
-// Registry rows and launcher of the grouped GEMM (grouped.cuh): f16.16_grouped and
-// bf16.16_grouped, which run grouped calls only (gemmkit_gemm_grouped_ex).
+// Registry rows and launchers of the grouped GEMM (grouped.cuh): f16.16_grouped and
+// bf16.16_grouped, which run grouped calls only (gemmkit_gemm_grouped_ex), and their
+// _tma_store variants, named only.
+#include <type_traits>
+
 #include "kernels/hopper/grouped.cuh"
 #include "kernels/hopper/launch.cuh"
 #include "kernels/tensor/registry_rows.hpp"
@@ -7,9 +10,11 @@
 namespace gemmkit::hopper {
 namespace {
 
-template <class T, class TC, bool kTransA, bool kTransB>
+// kTmaStore: grouped_tma_store_kernel, which TMA-stores the tiles whole inside their group
+// where tma_writes_c(p) holds; else grouped_kernel.
+template <class T, class TC, bool kTransA, bool kTransB, bool kTmaStore>
 cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream_t stream) {
-    using Cfg = GroupedCfg;
+    using Cfg = std::conditional_t<kTmaStore, GroupedTmaStoreCfg, GroupedCfg>;
     using SlabA = SharedSlabOfA<T, Cfg, kTransA>;
     using SlabB = SharedSlabOfB<T, Cfg, kTransB>;
     const bool ta = p.transa == GEMMKIT_OP_T, tb = p.transb == GEMMKIT_OP_T;
@@ -25,8 +30,13 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
     out.stride_c = 0;                       // the groups share C, each its own columns
     out.a_step = p.batch.stride_a != 0;     // group g reads A's matrix g (0: all read matrix 0)
     out.b_step = 0;                         // B's map holds one matrix
-    constexpr auto kernel = grouped_kernel<T, TC, kTransA, kTransB>;
-    constexpr int smem = grouped_smem_bytes<T>();
+    constexpr auto kernel = [] {
+        if constexpr (kTmaStore)
+            return grouped_tma_store_kernel<T, TC, kTransA, kTransB>;
+        else
+            return grouped_kernel<T, TC, kTransA, kTransB>;
+    }();
+    constexpr int smem = grouped_smem_bytes<T, Cfg>();
     // As many clusters as fit at once, but no more than pair-tiles there can be: along n each
     // group has at most one partial tile, and kGroupColumnAlign - 1 columns before its own,
     // beyond ceil(n / BN) in all.
@@ -34,16 +44,25 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
     const int64_t cols = p.n + (kGroupColumnAlign - 1) * p.groups.count;
     const int64_t most = pair_grid<Cfg>(p.m, 1).x * ((cols + Cfg::BN - 1) / Cfg::BN + p.groups.count);
     const dim3 grid(static_cast<unsigned>((most < fit ? most : fit) * Cfg::kCluster));
-    return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out, p.groups.ends,
-                            static_cast<int>(p.groups.count));
+    if constexpr (!kTmaStore) {
+        return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, out, p.groups.ends,
+                                static_cast<int>(p.groups.count));
+    } else {
+        CUtensorMap map_c = {};  // unused (zeros) where every tile takes the register epilogue
+        out.tma_store = tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc,
+                                                             c_box_rows(sizeof(TC)), c_box_cols(sizeof(TC))) == cudaSuccess;
+        return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out, p.groups.ends,
+                                static_cast<int>(p.groups.count));
+    }
 }
 
+template <bool kTmaStore>
 cudaError_t launch_grouped(const Problem& p, const Plan& plan, cudaStream_t stream) {
     return tensor::with_half_types(p, [&](auto t, auto tc) {
         using T = typename decltype(t)::type;
         using TC = typename decltype(tc)::type;
         return with_ops(p, [&](auto a, auto b) {
-            return launch_grouped_kernel<T, TC, decltype(a)::value, decltype(b)::value>(p, plan, stream);
+            return launch_grouped_kernel<T, TC, decltype(a)::value, decltype(b)::value, kTmaStore>(p, plan, stream);
         });
     });
 }
@@ -77,7 +96,7 @@ void add_hopper_grouped(std::vector<KernelInfo>* table) {
                    .fast_path = "all ops; A and B 16-byte aligned with lda, ldb, stride_a multiples of 16 bytes "
                                 "(TMA; else NOT_SUPPORTED)",
                    .fast_alignment = 16, .tile = tile_of<GroupedCfg>(), .serves_auto = true,
-                   .supports = hopper::supports_grouped<GEMMKIT_R_16F>, .launch = hopper::launch_grouped,
+                   .supports = hopper::supports_grouped<GEMMKIT_R_16F>, .launch = hopper::launch_grouped<false>,
                    .entry = entry_of<&hopper::grouped_kernel<half, half, false, false>>,
                    .dynamic_smem_bytes = hopper::grouped_smem_bytes<half>(),
                    .groups = true};
@@ -88,6 +107,23 @@ void add_hopper_grouped(std::vector<KernelInfo>* table) {
     bf16.entry = entry_of<&hopper::grouped_kernel<tensor::bf16, tensor::bf16, false, false>>;
     table->push_back(f16);
     table->push_back(bf16);
+    // The same with TMA stores for the tiles inside a group (GroupedTmaStoreEpilogue); named
+    // only until it is measured against the register epilogue (bench --suite grouped times both).
+    using hopper::GroupedTmaStoreCfg;
+    KernelInfo f16_tma = f16;
+    f16_tma.name = "f16.16_grouped_tma_store";
+    f16_tma.description = "the grouped GEMM with step 11's TMA-store epilogue for the tiles inside a group";
+    f16_tma.serves_auto = false;
+    f16_tma.launch = hopper::launch_grouped<true>;
+    f16_tma.entry = entry_of<&hopper::grouped_tma_store_kernel<half, half, false, false>>;
+    f16_tma.dynamic_smem_bytes = hopper::grouped_smem_bytes<half, GroupedTmaStoreCfg>();
+    KernelInfo bf16_tma = f16_tma;
+    bf16_tma.name = "bf16.16_grouped_tma_store";
+    bf16_tma.dtype = GEMMKIT_R_16BF;
+    bf16_tma.supports = hopper::supports_grouped<GEMMKIT_R_16BF>;
+    bf16_tma.entry = entry_of<&hopper::grouped_tma_store_kernel<tensor::bf16, tensor::bf16, false, false>>;
+    table->push_back(f16_tma);
+    table->push_back(bf16_tma);
 }
 
 }  // namespace gemmkit::tensor
