@@ -85,6 +85,18 @@ bool supports_grouped(const Problem& p, std::string* why) {
 }  // namespace gemmkit::hopper
 
 namespace gemmkit::tensor {
+namespace {
+
+// The BF16 row of an FP16 grouped row: its name, type, check and kernel.
+KernelInfo bf16_row(KernelInfo row, const char* name, const void* (*entry)()) {
+    row.name = name;
+    row.dtype = GEMMKIT_R_16BF;
+    row.supports = hopper::supports_grouped<GEMMKIT_R_16BF>;
+    row.entry = entry;
+    return row;
+}
+
+}  // namespace
 
 void add_hopper_grouped(std::vector<KernelInfo>* table) {
     using hopper::GroupedCfg;
@@ -100,30 +112,21 @@ void add_hopper_grouped(std::vector<KernelInfo>* table) {
                    .entry = entry_of<&hopper::grouped_kernel<half, half, false, false>>,
                    .dynamic_smem_bytes = hopper::grouped_smem_bytes<half>(),
                    .groups = true};
-    KernelInfo bf16 = f16;
-    bf16.name = "bf16.16_grouped";
-    bf16.dtype = GEMMKIT_R_16BF;
-    bf16.supports = hopper::supports_grouped<GEMMKIT_R_16BF>;
-    bf16.entry = entry_of<&hopper::grouped_kernel<tensor::bf16, tensor::bf16, false, false>>;
     table->push_back(f16);
-    table->push_back(bf16);
+    table->push_back(bf16_row(f16, "bf16.16_grouped",
+                              entry_of<&hopper::grouped_kernel<tensor::bf16, tensor::bf16, false, false>>));
     // The same with TMA stores for the tiles inside a group (GroupedTmaStoreEpilogue); named
     // only until it is measured against the register epilogue (bench --suite grouped times both).
-    using hopper::GroupedTmaStoreCfg;
     KernelInfo f16_tma = f16;
     f16_tma.name = "f16.16_grouped_tma_store";
     f16_tma.description = "the grouped GEMM with step 11's TMA-store epilogue for the tiles inside a group";
     f16_tma.serves_auto = false;
     f16_tma.launch = hopper::launch_grouped<true>;
     f16_tma.entry = entry_of<&hopper::grouped_tma_store_kernel<half, half, false, false>>;
-    f16_tma.dynamic_smem_bytes = hopper::grouped_smem_bytes<half, GroupedTmaStoreCfg>();
-    KernelInfo bf16_tma = f16_tma;
-    bf16_tma.name = "bf16.16_grouped_tma_store";
-    bf16_tma.dtype = GEMMKIT_R_16BF;
-    bf16_tma.supports = hopper::supports_grouped<GEMMKIT_R_16BF>;
-    bf16_tma.entry = entry_of<&hopper::grouped_tma_store_kernel<tensor::bf16, tensor::bf16, false, false>>;
+    f16_tma.dynamic_smem_bytes = hopper::grouped_smem_bytes<half, hopper::GroupedTmaStoreCfg>();
     table->push_back(f16_tma);
-    table->push_back(bf16_tma);
+    table->push_back(bf16_row(f16_tma, "bf16.16_grouped_tma_store",
+                              entry_of<&hopper::grouped_tma_store_kernel<tensor::bf16, tensor::bf16, false, false>>));
 }
 
 }  // namespace gemmkit::tensor
