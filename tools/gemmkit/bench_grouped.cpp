@@ -235,7 +235,7 @@ GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, co
         contenders.push_back({"cublas-grouped", [&] { return layer.run_grouped(blas) == CUBLAS_STATUS_SUCCESS; }});
     const size_t first_row = contenders.size();
     for (const std::string& name : rows)
-        contenders.push_back({name.c_str(), [&layer, &name, stream] { return layer.run_gemmkit(stream, name.c_str()); }});
+        contenders.push_back({name, [&layer, &name, stream] { return layer.run_gemmkit(stream, name.c_str()); }});
     const std::vector<Timing> times = time_interleaved(contenders, plan, flusher, stream);
     r.autot = times[0];
     r.loop = times[1];

@@ -11,8 +11,9 @@
 // A tile may reach past its group's last column into the next group's tokens, and its first
 // column is the group's rounded down to 8 (B's boxes start on 16 bytes: grouped_schedule.hpp):
 // TMA loads the other groups' columns, the wgmmas multiply them, and the epilogue writes only
-// the group's own columns (register stores: a TMA store would write the whole box). Empty groups have no tiles. Ends out of order,
-// negative or past n: no tiles at all, so nothing is written.
+// the group's own columns (register stores; the _tma_store rows TMA-store the tiles whole inside
+// their group). Empty groups have no tiles. Ends out of order, negative or past n: no tiles at
+// all, so nothing is written.
 // Preconditions: A and B as TMA reads them (tma_reads_operands, and stride_a tma_batch_stride).
 #pragma once
 
@@ -104,10 +105,11 @@ __global__ void GEMMKIT_CLUSTER_DIMS(GroupedCfg::kCluster, 1, 1) __launch_bounds
 
 // The grouped kernel with GroupedTmaStoreEpilogue (f16/bf16.16_grouped_tma_store, named only).
 template <class T, class TC, bool kTransA, bool kTransB>
-__global__ void GEMMKIT_CLUSTER_DIMS(GroupedTmaStoreCfg::kCluster, 1, 1) __launch_bounds__(GroupedTmaStoreCfg::kThreads, 1)
-    grouped_tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                             const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out, const int32_t* ends,
-                             int groups) {
+__global__ void GEMMKIT_CLUSTER_DIMS(GroupedTmaStoreCfg::kCluster, 1, 1)
+    __launch_bounds__(GroupedTmaStoreCfg::kThreads, 1)
+        grouped_tma_store_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                                 const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out, const int32_t* ends,
+                                 int groups) {
 #if GEMMKIT_HOPPER_CODE
     using Cfg = GroupedTmaStoreCfg;
     cluster_multicast_body<Cfg, T, TC, kTransA, kTransB>(

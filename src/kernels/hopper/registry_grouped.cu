@@ -49,8 +49,9 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
                                 static_cast<int>(p.groups.count));
     } else {
         CUtensorMap map_c = {};  // unused (zeros) where every tile takes the register epilogue
-        out.tma_store = tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc,
-                                                             c_box_rows(sizeof(TC)), c_box_cols(sizeof(TC))) == cudaSuccess;
+        out.tma_store = tma_writes_c(p) &&
+                        encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
+                                          c_box_cols(sizeof(TC))) == cudaSuccess;
         return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out, p.groups.ends,
                                 static_cast<int>(p.groups.count));
     }
