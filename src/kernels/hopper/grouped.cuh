@@ -56,7 +56,7 @@ struct GroupedEpilogue {
                           int col0) const {
         OutputArgs<TC> within = out;
         within.n = ends[group];
-        store_warpgroup_tile<2 * kAccs, true>(acc, within, group, row0, col0, group == 0 ? 0 : ends[group - 1]);
+        store_warpgroup_tile<2 * kAccs, true>(acc, within, group, row0, col0, group_first_column(ends, group));
     }
     __device__ void finish(uint32_t /*staging*/, int /*slice*/) const {}
 };
@@ -73,8 +73,7 @@ struct GroupedTmaStoreEpilogue {
     template <int kAccs>
     __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int group, int row0,
                           int col0) const {
-        const int begin = group == 0 ? 0 : ends[group - 1];
-        if (out.tma_store && col0 >= begin && col0 + 2 * kAccs <= ends[group]) {
+        if (out.tma_store && col0 >= group_first_column(ends, group) && col0 + 2 * kAccs <= ends[group]) {
             OutputArgs<TC> own = out;
             own.epi.select(group);
             store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice, own, 0,

@@ -20,6 +20,9 @@ namespace gemmkit::hopper {
 // are not written (GroupedEpilogue).
 inline constexpr int kGroupColumnAlign = 8;
 
+// Group g's own first column (the end of the group before it; 0 for the first).
+__host__ __device__ inline int group_first_column(const int32_t* ends, int g) { return g == 0 ? 0 : ends[g - 1]; }
+
 // The first column of group g's tiles, and how many columns they cover (0 for an empty group).
 __host__ __device__ inline int group_tiles_begin(int begin) { return begin / kGroupColumnAlign * kGroupColumnAlign; }
 __host__ __device__ inline int group_tiles_cols(int begin, int end) {
@@ -44,7 +47,7 @@ struct GroupedTileList {
         while (w.pair >= first + pairs) {  // on to the group that holds it (empty ones hold none)
             first += pairs;
             ++group;
-            const int own = group == 0 ? 0 : ends[group - 1];
+            const int own = group_first_column(ends, group);
             begin = group_tiles_begin(own);
             cols = group_tiles_cols(own, ends[group]);
             pairs = static_cast<int>(pair_tiles<Cfg>(m, cols));
