@@ -113,10 +113,8 @@ public:
             });
             if (!bad.empty()) return bad;
         }
-        for (int64_t idx = 0; idx < c_count_; ++idx)
-            if (!inside[static_cast<size_t>(idx)] &&
-                std::memcmp(after.data() + idx * cs, c_before_.data() + idx * cs, cs) != 0)
-                return "element " + std::to_string(idx) + " of C's buffer, outside every problem, changed";
+        if (const int64_t idx = first_changed_outside(after, c_before_, inside, cs); idx >= 0)
+            return "element " + std::to_string(idx) + " of C's buffer, outside every problem, changed";
         return "";
     }
 

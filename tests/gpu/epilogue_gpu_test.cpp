@@ -208,14 +208,10 @@ public:
             });
             if (!bad.empty()) return bad;
         }
-        for (int64_t idx = 0; idx < c_count_; ++idx)
-            if (!c_inside[static_cast<size_t>(idx)] &&
-                std::memcmp(c_after.data() + idx * cs, c_before_.data() + idx * cs, cs) != 0)
-                return "element " + std::to_string(idx) + " of C's buffer, outside every problem, changed";
-        for (int64_t idx = 0; idx < aux_count_; ++idx)
-            if (!aux_inside[static_cast<size_t>(idx)] &&
-                std::memcmp(aux_after.data() + idx * cs, aux_before_.data() + idx * cs, cs) != 0)
-                return "element " + std::to_string(idx) + " of aux's buffer, outside every problem's aux, changed";
+        if (const int64_t idx = first_changed_outside(c_after, c_before_, c_inside, cs); idx >= 0)
+            return "element " + std::to_string(idx) + " of C's buffer, outside every problem, changed";
+        if (const int64_t idx = first_changed_outside(aux_after, aux_before_, aux_inside, cs); idx >= 0)
+            return "element " + std::to_string(idx) + " of aux's buffer, outside every problem's aux, changed";
         return "";
     }
 

@@ -122,6 +122,16 @@ std::vector<T> download(const DeviceBuffer<T>& d, cudaStream_t stream) {
 // Bitwise equality: NaN == NaN and -0 != +0, which is what "untouched" means.
 inline bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// The first element (of `size` bytes) that no problem covers (`inside` 0) and whose bytes differ
+// between `after` and `before`; -1 where every such element is as it was.
+inline int64_t first_changed_outside(const std::vector<unsigned char>& after, const std::vector<unsigned char>& before,
+                                     const std::vector<char>& inside, size_t size) {
+    for (size_t idx = 0; idx < inside.size(); ++idx)
+        if (!inside[idx] && std::memcmp(after.data() + idx * size, before.data() + idx * size, size) != 0)
+            return static_cast<int64_t>(idx);
+    return -1;
+}
+
 // One FP32 GEMM on the host: seeded random operands (column-major, with their leading
 // dimensions) and the double-precision CPU reference to compare a device result with.
 struct HostGemm {
