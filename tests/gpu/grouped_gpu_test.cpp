@@ -2,8 +2,8 @@
 // type and FP32, all four ops, uneven groups (a few columns to thousands), empty groups, groups
 // of a few columns, a shared A (stride_a 0), alpha and beta, a bias per group, columns past the
 // last end left alone, ends out of order (nothing written), and a CUDA graph replayed with new
-// ends; auto's row, and the _tma_store rows by name (TMA stores where C allows them, registers
-// where it does not).
+// ends; auto's rows (TMA stores where C allows them, registers where it does not), and the
+// register-epilogue rows by name.
 //
 // Each group's columns are checked against the double-precision CPU reference of that group's
 // GEMM (its own A); every element of C outside the groups' columns must be left as it was.
@@ -179,16 +179,15 @@ std::vector<GroupedCase> cases() {
     GroupedCase one = moe;  // one group: a plain GEMM
     one.name = "one_group", one.ends = {2048}, one.bias = false;
     out.push_back(one);
-    // The rows with TMA stores for the tiles inside a group, named: C's columns on 16 bytes and
-    // beta 0, so that they store by TMA; beta != 0 and a C off 16 bytes take registers only.
+    // auto's rows store the tiles inside a group by TMA where C's columns are whole 16-byte
+    // chunks and beta is 0; the cases above (ldc off 16 bytes) take its register path. These take
+    // its TMA path, then beta != 0 and a C off 16 bytes its register path on the same layer.
     for (GroupedCase g : wide_cases) {
         g.name = "tma_store_" + g.name, g.ldc_pad = 0;
-        g.kernel = g.ab == GEMMKIT_R_16BF ? "bf16.16_grouped_tma_store" : "f16.16_grouped_tma_store";
         out.push_back(g);
     }
     GroupedCase tma_moe = moe;
     tma_moe.name = "tma_store_moe_bias", tma_moe.beta = 0.0, tma_moe.ldc_pad = 0;
-    tma_moe.kernel = "bf16.16_grouped_tma_store";
     out.push_back(tma_moe);
     GroupedCase tma_beta = tma_moe;  // beta != 0: registers
     tma_beta.name = "tma_store_row_with_beta", tma_beta.beta = 0.25;
@@ -196,6 +195,15 @@ std::vector<GroupedCase> cases() {
     GroupedCase tma_off = tma_moe;  // ldc off 16 bytes: registers
     tma_off.name = "tma_store_row_c_off_16_bytes", tma_off.ldc_pad = 1;
     out.push_back(tma_off);
+    // The register-epilogue rows (grouped_kernel), by name, on C both with and off 16 bytes.
+    for (GroupedCase g : wide_cases) {
+        g.name = "registers_" + g.name, g.ldc_pad = g.ta == g.tb ? 0 : 1;
+        g.kernel = g.ab == GEMMKIT_R_16BF ? "bf16.16_grouped" : "f16.16_grouped";
+        out.push_back(g);
+    }
+    GroupedCase registers_moe = moe;
+    registers_moe.name = "registers_moe_bias_beta", registers_moe.kernel = "bf16.16_grouped";
+    out.push_back(registers_moe);
     return out;
 }
 

@@ -105,13 +105,14 @@ TEST(GroupedPlan, AutoTakesTheGroupedRowOfTheType) {
         gemmkit::Plan plan;
         std::string why;
         ASSERT_TRUE(gemmkit::plan_gemm(grouped_problem(8, type), h100_facts(), nullptr, &plan, &why)) << why;
-        EXPECT_EQ(std::string(plan.kernel->name), type == GEMMKIT_R_16BF ? "bf16.16_grouped" : "f16.16_grouped");
+        EXPECT_EQ(std::string(plan.kernel->name),
+                  type == GEMMKIT_R_16BF ? "bf16.16_grouped_tma_store" : "f16.16_grouped_tma_store");
     }
 }
 
-// The _tma_store rows run grouped calls when named; auto keeps to the rows it serves.
-TEST(GroupedPlan, TheTmaStoreRowsAreNamedOnly) {
-    for (const char* name : {"f16.16_grouped_tma_store", "bf16.16_grouped_tma_store"}) {
+// The register-epilogue rows run grouped calls when named; auto keeps to the rows it serves.
+TEST(GroupedPlan, TheRegisterEpilogueRowsAreNamedOnly) {
+    for (const char* name : {"f16.16_grouped", "bf16.16_grouped"}) {
         const gemmkit::KernelInfo* row = gemmkit::find_kernel(name);
         ASSERT_NE(row, nullptr) << name;
         EXPECT_TRUE(row->groups);
@@ -151,7 +152,7 @@ TEST(GroupedPlan, OperandsTmaCannotReadAreNotServed) {
     DeviceFacts ampere = h100_facts();
     ampere.sm = 80;
     EXPECT_FALSE(gemmkit::plan_gemm(grouped_problem(8), ampere, nullptr, &plan, &why));
-    EXPECT_TRUE(contains(why, "bf16.16_grouped: needs sm_90; the device is sm_80")) << why;
+    EXPECT_TRUE(contains(why, "bf16.16_grouped_tma_store: needs sm_90; the device is sm_80")) << why;
     p = grouped_problem(8, GEMMKIT_R_32F);  // no FP32 grouped kernel
     p.compute = GEMMKIT_COMPUTE_32F;
     EXPECT_FALSE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why));

@@ -206,7 +206,7 @@ struct Layer {
     }
 };
 
-// The grouped rows of a type, by name (gemmkit list): "f16.16_grouped", "f16.16_grouped_wide", ...
+// The grouped rows of a type, by name (gemmkit list): "f16.16_grouped", "f16.16_grouped_tma_store", ...
 std::vector<std::string> grouped_rows_of(const CorpusType& t) {
     const std::string prefix = std::string(t.name) + ".16_grouped";
     std::vector<std::string> names;
