@@ -90,7 +90,8 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         s != GEMMKIT_SUCCESS)
         return s;
     for (const auto& [ptr, name] : {std::pair<const void*, const char*>{p.epilogue.bias, "epilogue->bias"},
-                                    {p.epilogue.aux, "epilogue->aux"}, {p.groups.ends, "group_ends"}})
+                                    {p.epilogue.aux, "epilogue->aux"}, {p.groups.ends, "group_ends"},
+                                    {p.scaling.a, "scaling->scale_a"}, {p.scaling.b, "scaling->scale_b"}})
         if (ptr != nullptr)
             if (gemmkit_status s = check_device_pointer(ptr, name); s != GEMMKIT_SUCCESS) return s;
     cudaError_t err;
@@ -280,5 +281,20 @@ extern "C" gemmkit_status gemmkit_gemm_grouped_ex(
     p.groups.count = group_count;
     // No groups: nothing to compute, once the other arguments are checked as a plain call's.
     if (group_count == 0) p.batch.count = 0;
+    return gemm_with_epilogue(p, epilogue, alpha == nullptr, beta == nullptr, stream, kernel);
+}
+
+extern "C" gemmkit_status gemmkit_gemm_scaled_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb, int64_t m,
+                                                 int64_t n, int64_t k, const float* alpha, const void* A,
+                                                 gemmkit_dtype a_type, int64_t lda, const void* B,
+                                                 gemmkit_dtype b_type, int64_t ldb, const float* beta, void* C,
+                                                 gemmkit_dtype c_type, int64_t ldc, const gemmkit_scaling* scaling,
+                                                 const gemmkit_epilogue* epilogue, const char* kernel) {
+    Problem p = problem_of(transa, transb, m, n, k, alpha, a_type, lda, b_type, ldb, beta, c_type, ldc,
+                           GEMMKIT_COMPUTE_32F);
+    p.A = A;
+    p.B = B;
+    p.C = C;
+    if (gemmkit_status s = gemmkit::read_scaling(scaling, a_type, b_type, &p.scaling); s != GEMMKIT_SUCCESS) return s;
     return gemm_with_epilogue(p, epilogue, alpha == nullptr, beta == nullptr, stream, kernel);
 }

@@ -28,6 +28,8 @@ size_t dtype_size(gemmkit_dtype t) {
         case GEMMKIT_R_64F: return 8;
         case GEMMKIT_R_16F: return 2;
         case GEMMKIT_R_16BF: return 2;
+        case GEMMKIT_R_8F_E4M3: return 1;
+        case GEMMKIT_R_8F_E5M2: return 1;
     }
     return 0;
 }
@@ -38,6 +40,8 @@ const char* dtype_name(gemmkit_dtype t) {
         case GEMMKIT_R_64F: return "f64";
         case GEMMKIT_R_16F: return "f16";
         case GEMMKIT_R_16BF: return "bf16";
+        case GEMMKIT_R_8F_E4M3: return "e4m3";
+        case GEMMKIT_R_8F_E5M2: return "e5m2";
     }
     return "invalid";
 }

@@ -40,6 +40,15 @@ struct Groups {
     int64_t count = 0;
 };
 
+// FP8 scales (gemmkit_gemm_scaled_ex): C(i, j) gets alpha * a(i) * b(j) times the product,
+// a(i) = scale_a[0] (tensor) or scale_a[i] (outer), b(j) likewise of scale_b; NULL: 1. Device
+// FP32 values, read by the kernel. Unscaled calls leave it empty.
+struct Scaling {
+    gemmkit_scale_mode mode = GEMMKIT_SCALE_TENSOR;
+    const float* a = nullptr;
+    const float* b = nullptr;
+};
+
 struct Problem {
     gemmkit_op transa = GEMMKIT_OP_N;
     gemmkit_op transb = GEMMKIT_OP_N;
@@ -57,6 +66,7 @@ struct Problem {
     Batch batch;
     Epilogue epilogue;
     Groups groups;
+    Scaling scaling;
 };
 
 // Whether p's epilogue does anything beyond alpha and beta (every kernel runs it:
@@ -95,7 +105,9 @@ bool batch_keeps_alignment(const Problem& p, int bytes);
 bool operands_aligned(const Problem& p, int bytes);
 
 size_t dtype_size(gemmkit_dtype t);      // bytes per element; 0 for an invalid value
-const char* dtype_name(gemmkit_dtype t);  // "f32", "f64", "f16", "bf16", or "invalid"
+const char* dtype_name(gemmkit_dtype t);  // "f32", "f64", "f16", "bf16", "e4m3", "e5m2", or "invalid"
+// Whether t is one of the FP8 types (E4M3, E5M2).
+inline bool fp8(gemmkit_dtype t) { return t == GEMMKIT_R_8F_E4M3 || t == GEMMKIT_R_8F_E5M2; }
 
 // Problem z of a strided batch, as a plain problem of its own.
 inline Problem problem_in_batch(const Problem& p, int64_t z) {

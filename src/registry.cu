@@ -33,6 +33,7 @@ std::vector<KernelInfo> build_registry() {
     dgemm::add_dgemm_kernels(&table);
     skinny::add_few_vectors_kernels(&table);  // one row a type, the last step of each ladder
     tensor::add_hopper_grouped(&table);        // grouped calls only, after the plain ladders
+    tensor::add_hopper_fp8(&table);            // FP8 operands only
     // ...so group rows by family, keeping each family's ladder order (families in order of
     // first appearance): `list` and the bench then show one family at a time.
     std::vector<std::string> families;

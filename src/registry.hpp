@@ -68,6 +68,12 @@ struct KernelInfo {
     bool groups = false;
 };
 
+// Whether the generic checks (gemmkit verify, the bench's ladder, the kernel and epilogue GPU
+// suites), which make plain problems of a row's own types, can run the row: not a grouped row
+// (grouped calls only: grouped_gpu_test.cpp, bench --suite grouped) nor an FP8 row (FP8 data and
+// scales: fp8_gpu_test.cpp, bench --suite fp8).
+inline bool checked_generically(const KernelInfo& info) { return !info.groups && !fp8(info.dtype); }
+
 // KernelInfo::launch for a kernel with a single configuration: Launch(p, stream).
 template <cudaError_t (*Launch)(const Problem&, cudaStream_t)>
 cudaError_t runs_alone(const Problem& p, const Plan& /*plan*/, cudaStream_t stream) {

@@ -154,6 +154,31 @@ gemmkit_status read_epilogue(const gemmkit_epilogue* d, gemmkit_dtype c_type, Ep
     return GEMMKIT_SUCCESS;
 }
 
+gemmkit_status read_scaling(const gemmkit_scaling* d, gemmkit_dtype a_type, gemmkit_dtype b_type, Scaling* out) {
+    *out = Scaling{};
+    for (const auto& [type, name] : {std::pair{a_type, "a_type"}, {b_type, "b_type"}})
+        if (!fp8(type))
+            return invalid(std::string(name) + " = " + dtype_name(type) +
+                           ": gemmkit_gemm_scaled_ex takes FP8 operands (GEMMKIT_R_8F_E4M3 or GEMMKIT_R_8F_E5M2)");
+    if (d == nullptr) return GEMMKIT_SUCCESS;
+    if (d->size != sizeof(gemmkit_scaling))  // one version so far: the size must be its own
+        return invalid("scaling->size = " + std::to_string(d->size) + " is not a gemmkit_scaling's (" +
+                       std::to_string(sizeof(gemmkit_scaling)) +
+                       "): start from GEMMKIT_SCALING_INIT, with the header of this library's version");
+    if (d->mode < GEMMKIT_SCALE_TENSOR || d->mode > GEMMKIT_SCALE_BLOCK)
+        return invalid("scaling->mode = " + num(d->mode) + " is not a gemmkit_scale_mode");
+    if (d->mode == GEMMKIT_SCALE_BLOCK)
+        return fail(GEMMKIT_NOT_SUPPORTED, "scaling->mode = GEMMKIT_SCALE_BLOCK: block scaling (1 x 128 / 128 x 128) "
+                                           "is not served yet; use GEMMKIT_SCALE_TENSOR or GEMMKIT_SCALE_OUTER");
+    for (const auto& [ptr, name] : {std::pair{d->scale_a, "scaling->scale_a"}, {d->scale_b, "scaling->scale_b"}})
+        if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
+            return invalid(std::string(name) + " is not aligned to 4 bytes (it is an array of float)");
+    out->mode = d->mode;
+    out->a = d->scale_a;
+    out->b = d->scale_b;
+    return GEMMKIT_SUCCESS;
+}
+
 gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null) {
     if (!valid_op(p.transa)) return invalid("transa = " + num(p.transa) + " is not GEMMKIT_OP_N or GEMMKIT_OP_T");
     if (!valid_op(p.transb)) return invalid("transb = " + num(p.transb) + " is not GEMMKIT_OP_N or GEMMKIT_OP_T");

@@ -15,4 +15,9 @@ gemmkit_status validate(const Problem& p, bool alpha_null, bool beta_null);
 // validate() checks the rest (alignment, ld_aux, strides) with the problem.
 gemmkit_status read_epilogue(const gemmkit_epilogue* d, gemmkit_dtype c_type, Epilogue* out);
 
+// Reads a caller's scaling descriptor (gemmkit_gemm_scaled_ex; NULL: per-tensor, no scales) into
+// *out, checking its size (version), its mode (block scaling is not served: NOT_SUPPORTED) and
+// the scale pointers' alignment, and that A and B are FP8.
+gemmkit_status read_scaling(const gemmkit_scaling* d, gemmkit_dtype a_type, gemmkit_dtype b_type, Scaling* out);
+
 }  // namespace gemmkit

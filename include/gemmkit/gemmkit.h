@@ -60,7 +60,9 @@ typedef enum {
     GEMMKIT_R_32F = 0,
     GEMMKIT_R_64F = 1,
     GEMMKIT_R_16F = 2,
-    GEMMKIT_R_16BF = 3
+    GEMMKIT_R_16BF = 3,
+    GEMMKIT_R_8F_E4M3 = 4, /* FP8, 4 exponent and 3 mantissa bits (A and B of gemmkit_gemm_scaled_ex) */
+    GEMMKIT_R_8F_E5M2 = 5  /* FP8, 5 exponent and 2 mantissa bits (at most one of A and B) */
 } gemmkit_dtype;
 
 typedef enum {
@@ -206,6 +208,44 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_grouped_ex(
     const void* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
     const int32_t* group_ends, int64_t group_count, gemmkit_compute compute, const gemmkit_epilogue* epilogue,
     const char* kernel);
+
+/* How gemmkit_gemm_scaled_ex scales its FP8 operands. Scales are FP32 values on the device,
+ * read by the kernel (a call needs no host sync and can be captured in a CUDA graph). */
+typedef enum {
+    GEMMKIT_SCALE_TENSOR = 0, /* scale_a[0] for all of A, scale_b[0] for all of B */
+    GEMMKIT_SCALE_OUTER = 1,  /* scale_a[i] for row i of op(A) (m values), scale_b[j] for column j
+                               * of op(B) (n values): cuBLASLt's outer-vector scaling */
+    GEMMKIT_SCALE_BLOCK = 2   /* 1 x 128 blocks of A's k, 128 x 128 blocks of B (DeepSeek-V3):
+                               * not served yet (GEMMKIT_NOT_SUPPORTED) */
+} gemmkit_scale_mode;
+
+/* The scaling descriptor. Start from GEMMKIT_SCALING_INIT and set what you use (`size`, as in
+ * gemmkit_epilogue, records the struct's version). */
+typedef struct gemmkit_scaling {
+    size_t size;             /* sizeof(gemmkit_scaling), set by GEMMKIT_SCALING_INIT */
+    gemmkit_scale_mode mode; /* GEMMKIT_SCALE_TENSOR: one value each */
+    const float* scale_a;    /* device; 1 or m values (mode); NULL: 1 */
+    const float* scale_b;    /* device; 1 or n values (mode); NULL: 1 */
+} gemmkit_scaling;
+
+#define GEMMKIT_SCALING_INIT { sizeof(gemmkit_scaling), GEMMKIT_SCALE_TENSOR, NULL, NULL }
+
+/* FP8 GEMM with scales (cublasLtMatmul with FP8 inputs and scale pointers):
+ *   C(i, j) = alpha * sa(i) * sb(j) * sum_p op(A)(i, p) op(B)(p, j) + beta * C(i, j)
+ * then the epilogue (NULL: none), where sa(i) and sb(j) are the scaling's values (1 where a
+ * pointer is NULL). A and B are GEMMKIT_R_8F_E4M3, or one of them GEMMKIT_R_8F_E5M2; C is
+ * FP32, FP16 or BF16; alpha and beta point to floats (docs/api.md#fp8 says how the sums are
+ * kept). Both operands
+ * K-major, the layout FP8 wgmma reads: transa = GEMMKIT_OP_T (A stored k x m) and transb =
+ * GEMMKIT_OP_N (B stored k x n); other ops are GEMMKIT_NOT_SUPPORTED. On sm_90 with A and B
+ * 16-byte aligned and lda, ldb multiples of 16. */
+GEMMKIT_API gemmkit_status gemmkit_gemm_scaled_ex(cudaStream_t stream, gemmkit_op transa, gemmkit_op transb,
+                                                  int64_t m, int64_t n, int64_t k, const float* alpha,
+                                                  const void* A, gemmkit_dtype a_type, int64_t lda,
+                                                  const void* B, gemmkit_dtype b_type, int64_t ldb,
+                                                  const float* beta, void* C, gemmkit_dtype c_type, int64_t ldc,
+                                                  const gemmkit_scaling* scaling, const gemmkit_epilogue* epilogue,
+                                                  const char* kernel);
 
 /* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
  * default: all of them), leaving the rest to kernels that run beside them on other streams,

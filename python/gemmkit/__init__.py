@@ -25,6 +25,7 @@ from ._api import (
     kernels,
     linear,
     matmul,
+    scaled_mm,
 )
 
 
@@ -56,4 +57,5 @@ __all__ = [
     "kernels",
     "linear",
     "matmul",
+    "scaled_mm",
 ]

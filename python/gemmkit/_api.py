@@ -882,6 +882,86 @@ def grouped_mm(x, weight, offs, *, bias=None, out=None, kernel=None, stream=None
     return out
 
 
+R_8F_E4M3, R_8F_E5M2 = 4, 5
+SCALE_TENSOR, SCALE_OUTER = 0, 1
+
+
+def _fp8_dtypes(torch):
+    return {torch.float8_e4m3fn: R_8F_E4M3, torch.float8_e5m2: R_8F_E5M2}
+
+
+def check_scaled_mm(a_shape, b_shape, scale_a_numel, scale_b_numel):
+    """The result's shape and the scale mode of scaled_mm, or ValueError naming the argument."""
+    if len(a_shape) != 2 or len(b_shape) != 2:
+        raise ValueError(f"a and b must be 2-D; they have shapes {tuple(a_shape)} and {tuple(b_shape)}")
+    (m, k), (kb, n) = a_shape, b_shape
+    if kb != k:
+        raise ValueError(f"a is {m} x {k} and b is {kb} x {n}: a's columns must equal b's rows")
+    if scale_a_numel == 1 and scale_b_numel == 1:
+        return (m, n), SCALE_TENSOR
+    if scale_a_numel == m and scale_b_numel == n:
+        return (m, n), SCALE_OUTER
+    raise ValueError(f"scale_a has {scale_a_numel} values and scale_b {scale_b_numel}: give one each (per tensor) "
+                     f"or {m} and {n} (a row of a, a column of b)")
+
+
+def scaled_mm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, kernel=None):
+    """FP8 matrix product with scales (gemmkit_gemm_scaled_ex), as torch._scaled_mm:
+    out = (scale_a * a) @ (scale_b * b) (+ bias), on torch's current stream.
+
+    a: (M, K) row-major; b: (K, N) column-major (b.t() contiguous: an nn.Linear weight w of shape
+    (N, K) passes as w.t()). float8_e4m3fn, or one of them float8_e5m2. scale_a, scale_b:
+    float32 CUDA tensors of one value each (per tensor), or of M and N values (a row of a, a
+    column of b). out_dtype: torch.bfloat16 (default), torch.float16 or torch.float32; bias: (N,)
+    of out_dtype or None. Torch tensors only.
+    """
+    torch = _torch()
+    if torch is None or not all(_is_torch(t) for t in (a, b, scale_a, scale_b)):
+        raise TypeError("scaled_mm takes torch tensors (a, b, scale_a, scale_b)")
+    fp8 = _fp8_dtypes(torch)
+    for t, name in ((a, "a"), (b, "b")):
+        if t.dtype not in fp8:
+            raise TypeError(f"{name} is {t.dtype}; scaled_mm takes torch.float8_e4m3fn or torch.float8_e5m2")
+    for t, name in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+        if t.dtype != torch.float32:
+            raise TypeError(f"{name} is {t.dtype}; scales are torch.float32")
+        if not t.is_contiguous():
+            raise ValueError(f"{name} must be contiguous")
+    out_dtype = out_dtype or torch.bfloat16
+    c_type = _torch_dtypes().get(out_dtype)
+    if c_type not in (R_32F, R_16F, R_16BF):
+        raise TypeError(f"out_dtype is {out_dtype}; scaled_mm writes torch.bfloat16, torch.float16 or torch.float32")
+    shape, mode = check_scaled_mm(a.shape, b.shape, scale_a.numel(), scale_b.numel())
+    m, n = shape
+    k = a.shape[1]
+    if a.shape[1] > 1 and a.stride(1) != 1:
+        raise ValueError(f"a must be row-major (its rows contiguous); it has strides {tuple(a.stride())}")
+    if b.shape[0] > 1 and b.stride(0) != 1:
+        raise ValueError(f"b must be column-major (b.t() contiguous); it has strides {tuple(b.stride())}")
+    if bias is not None:
+        if not _is_torch(bias) or bias.dtype != out_dtype or tuple(bias.shape) != (n,) or not bias.is_contiguous():
+            raise ValueError(f"bias must be a contiguous ({n},) tensor of {out_dtype}")
+    given = [t for t in (a, b, scale_a, scale_b, bias, out) if t is not None]
+    if not all(t.is_cuda and t.device == a.device for t in given):
+        raise ValueError("a, b, the scales, bias and out must be CUDA tensors on one device")
+    if out is None:
+        out = torch.empty(shape, dtype=out_dtype, device=a.device)
+    elif tuple(out.shape) != shape or out.dtype != out_dtype or (n > 1 and out.stride(1) != 1):
+        raise ValueError(f"out must be a row-major {shape} tensor of {out_dtype}")
+    device = a.get_device()
+    handle = torch.cuda.current_stream(device).cuda_stream
+    # Column-major, the library's terms: C = out^T (N x M) = op(A) op(B) with A = b as stored
+    # (K x N, K contiguous: op T) and B = a as stored (K x M: op N). A row of a is a column of C,
+    # so torch's scale_a is the library's scale_b, and the other way round.
+    status = _C.gemm_scaled(handle, device, n, m, k, 1.0, b.data_ptr(), fp8[b.dtype], max(b.stride(1), 1),
+                            a.data_ptr(), fp8[a.dtype], max(a.stride(0), 1), 0.0, out.data_ptr(), c_type,
+                            max(out.stride(0), 1), mode, scale_b.data_ptr(), scale_a.data_ptr(),
+                            0 if bias is None else bias.data_ptr(), _check_kernel(kernel))
+    if status != 0:
+        _raise_status(status)
+    return out
+
+
 def kernels():
     """The registered kernel names, in ladder order (what kernel= takes)."""
     return _C.kernel_names()

@@ -170,6 +170,27 @@ int gemm_grouped(uintptr_t stream, int device, int transa, int transb, int64_t m
         static_cast<gemmkit_compute>(compute), bias != 0 ? &e : nullptr, kernel ? kernel->c_str() : nullptr);
 }
 
+// gemmkit_gemm_scaled_ex likewise: FP8 A (op T) and B (op N) with scales on the device (0: none;
+// mode 0 per tensor, 1 outer), a bias per row of C (0: none); returns the gemmkit_status.
+int gemm_scaled(uintptr_t stream, int device, int64_t m, int64_t n, int64_t k, double alpha, uintptr_t A, int a_type,
+                int64_t lda, uintptr_t B, int b_type, int64_t ldb, double beta, uintptr_t C, int c_type, int64_t ldc,
+                int mode, uintptr_t scale_a, uintptr_t scale_b, uintptr_t bias, const std::optional<std::string>& kernel) {
+    const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
+    DeviceScope scope(device);
+    gemmkit_scaling scaling = GEMMKIT_SCALING_INIT;
+    scaling.mode = static_cast<gemmkit_scale_mode>(mode);
+    scaling.scale_a = reinterpret_cast<const float*>(scale_a);
+    scaling.scale_b = reinterpret_cast<const float*>(scale_b);
+    gemmkit_epilogue e = GEMMKIT_EPILOGUE_INIT;
+    e.bias = reinterpret_cast<const void*>(bias);
+    e.bias_type = static_cast<gemmkit_dtype>(c_type);
+    return gemmkit_gemm_scaled_ex(reinterpret_cast<cudaStream_t>(stream), GEMMKIT_OP_T, GEMMKIT_OP_N, m, n, k, &a,
+                                  reinterpret_cast<const void*>(A), static_cast<gemmkit_dtype>(a_type), lda,
+                                  reinterpret_cast<const void*>(B), static_cast<gemmkit_dtype>(b_type), ldb, &b,
+                                  reinterpret_cast<void*>(C), static_cast<gemmkit_dtype>(c_type), ldc, &scaling,
+                                  bias != 0 ? &e : nullptr, kernel ? kernel->c_str() : nullptr);
+}
+
 // For scripts/python-overhead: `iters` back-to-back calls of gemm() with these arguments,
 // timed with CUDA events on `stream`; returns milliseconds per call. The C API's own time, with
 // no Python between calls, to compare the Python entry points against.
@@ -302,6 +323,10 @@ NB_MODULE(_C, m) {
           nb::arg("stride_a"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"),
           nb::arg("c_type"), nb::arg("ldc"), nb::arg("ends"), nb::arg("group_count"), nb::arg("compute"),
           nb::arg("bias"), nb::arg("bias_stride"), nb::arg("kernel").none());
+    m.def("gemm_scaled", &gemm_scaled, nb::arg("stream"), nb::arg("device"), nb::arg("m"), nb::arg("n"),
+          nb::arg("k"), nb::arg("alpha"), nb::arg("A"), nb::arg("a_type"), nb::arg("lda"), nb::arg("B"),
+          nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"), nb::arg("ldc"),
+          nb::arg("mode"), nb::arg("scale_a"), nb::arg("scale_b"), nb::arg("bias"), nb::arg("kernel").none());
     m.def("time_gemm", &time_gemm, nb::arg("iters"), nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
           nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
           nb::arg("a_type"), nb::arg("lda"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"),

@@ -34,24 +34,44 @@ const KernelInfo* tuned_row(const Problem& p, const DeviceFacts& d, Plan* plan) 
     return info;
 }
 
-// A grouped call: the grouped row of its types, which no other row stands in for. Where it cannot
-// run p, *why gives its own reason (TMA's alignment, say) rather than a generic one.
-const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
-    *why = std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
-           dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
+// A call that rows of its own serve (`mine`: grouped calls, FP8 operands) takes the first of
+// them `auto` serves that runs it, with `note` as the reason; no other row stands in for them.
+// Where none can run p, *why gives the reason of the last of them that `relevant` names (TMA's
+// alignment, say, or the ops FP8 needs) rather than a generic one.
+template <class Mine, class Relevant>
+const KernelInfo* own_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why, Mine mine,
+                          Relevant relevant, const char* note) {
     for (const KernelInfo& info : registry()) {
-        if (!info.groups || !info.serves_auto) continue;
+        if (!mine(info) || !info.serves_auto) continue;
         if (runs_on(info, p, d)) {
-            plan->note("kernel", info.name, "the grouped row of these types: one launch for every group");
+            plan->note("kernel", info.name, note);
             return &info;
         }
-        if (info.dtype != p.a_type) continue;
+        if (!relevant(info)) continue;
         std::string reason;
         if (row_supports(info, p, &reason))  // then it is the device that is too old
             reason = "needs sm_" + std::to_string(info.min_sm) + "; the device is sm_" + std::to_string(d.sm);
         *why = std::string(info.name) + ": " + reason;
     }
     return nullptr;
+}
+
+// A grouped call: the grouped row of its types.
+const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
+    *why = std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
+           dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
+    return own_row(
+        p, d, plan, why, [](const KernelInfo& info) { return info.groups; },
+        [&](const KernelInfo& info) { return info.dtype == p.a_type; },
+        "the grouped row of these types: one launch for every group");
+}
+
+// FP8 operands: the FP8 row (fp8.cuh).
+const KernelInfo* fp8_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
+    *why = "no FP8 kernel is registered";
+    return own_row(
+        p, d, plan, why, [](const KernelInfo& info) { return fp8(info.dtype); },
+        [](const KernelInfo&) { return true; }, "the FP8 row: FP8 operands run on FP8 wgmmas");
 }
 
 // The highest-level row `auto` may serve that runs p on d, preferring one that serves p at full
@@ -126,6 +146,9 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
     } else if (grouped(p)) {
         info = grouped_row(p, d, &plan, why);
         if (info == nullptr) return false;
+    } else if (fp8(p.a_type) || fp8(p.b_type)) {
+        info = fp8_row(p, d, &plan, why);
+        if (info == nullptr) return false;
     } else {
         // A matrix times a few vectors first: bound by memory, it has a kernel of its own for
         // the types where that was measured faster (few_vectors_rules.cu).
@@ -146,6 +169,9 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
     if (grouped(p))
         plan.note("groups", std::to_string(p.groups.count),
                   "C's columns cut by the ends on the device; the kernel numbers the groups' tiles itself");
+    if (fp8(p.a_type) || fp8(p.b_type))
+        plan.note("scales", p.scaling.mode == GEMMKIT_SCALE_OUTER ? "outer (a row of A, a column of B)" : "per tensor",
+                  "applied to the FP32 accumulators of each tile before alpha, beta and the epilogue (fp8.cuh)");
     if (fused_epilogue(p))
         plan.note("fused epilogue", fused_name(p.epilogue),
                   "applied to each value where the kernel writes C, after alpha and beta; the kernel and its "

@@ -178,8 +178,40 @@ __device__ __forceinline__ void wgmma_m64k8_tf32(float (&d)[N / 2], const uint32
                       "instantiated for N = 16, 64, 128, 192 and 256");
 }
 
+// One m64nNk32 step with FP8 inputs (E4M3 or E5M2 each, kE5M2A / kE5M2B), N = 128 or 256:
+// d = a * b + (accumulate ? d : 0). FP8 wgmma has no transpose bits: A and B are K-major, as
+// for TF32. 32 elements of k are 32 bytes, one quarter of a 128-byte swizzled row.
+#define GK_WGMMA_FP8(N, TA, TB, REGS, IN, P, ...)                                                                  \
+    asm volatile("{\n.reg .pred acc;\nsetp.ne.b32 acc, " P ", 0;\n"                                                \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32." TA "." TB " {" REGS "}, " IN ", acc, 1, 1;\n}\n" \
+                 : __VA_ARGS__                                                                                    \
+                 : "l"(desc_a), "l"(desc_b), "r"(acc))
+template <int N, bool kE5M2A, bool kE5M2B>
+__device__ __forceinline__ void wgmma_m64k32_fp8(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
+                                                 bool accumulate) {
+    const int acc = accumulate;
+    static_assert(N == 128 || N == 256, "instantiated for N = 128 and 256");
+    if constexpr (N == 256 && !kE5M2A && !kE5M2B)
+        GK_WGMMA_FP8(256, "e4m3", "e4m3", GK_WGMMA_D128, "%128, %129", "%130", GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64));
+    else if constexpr (N == 256 && kE5M2A && !kE5M2B)
+        GK_WGMMA_FP8(256, "e5m2", "e4m3", GK_WGMMA_D128, "%128, %129", "%130", GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64));
+    else if constexpr (N == 256 && !kE5M2A && kE5M2B)
+        GK_WGMMA_FP8(256, "e4m3", "e5m2", GK_WGMMA_D128, "%128, %129", "%130", GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64));
+    else if constexpr (N == 256)
+        GK_WGMMA_FP8(256, "e5m2", "e5m2", GK_WGMMA_D128, "%128, %129", "%130", GK_WGMMA_F64(d, 0), GK_WGMMA_F64(d, 64));
+    else if constexpr (!kE5M2A && !kE5M2B)
+        GK_WGMMA_FP8(128, "e4m3", "e4m3", GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0));
+    else if constexpr (kE5M2A && !kE5M2B)
+        GK_WGMMA_FP8(128, "e5m2", "e4m3", GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0));
+    else if constexpr (!kE5M2A && kE5M2B)
+        GK_WGMMA_FP8(128, "e4m3", "e5m2", GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0));
+    else
+        GK_WGMMA_FP8(128, "e5m2", "e5m2", GK_WGMMA_D64, "%64, %65", "%66", GK_WGMMA_F64(d, 0));
+}
+
 #undef GK_WGMMA_16BIT
 #undef GK_WGMMA_TF32
+#undef GK_WGMMA_FP8
 #undef GK_WGMMA
 #undef GK_WGMMA_IN_N256
 #undef GK_WGMMA_IN_N128

@@ -26,6 +26,8 @@ cudaDataType to_cuda(gemmkit_dtype t) {
         case GEMMKIT_R_64F: return CUDA_R_64F;
         case GEMMKIT_R_16F: return CUDA_R_16F;
         case GEMMKIT_R_16BF: return CUDA_R_16BF;
+        case GEMMKIT_R_8F_E4M3: return CUDA_R_8F_E4M3;
+        case GEMMKIT_R_8F_E5M2: return CUDA_R_8F_E5M2;
     }
     return CUDA_R_32F;  // unreachable for valid values; has_cublas_baseline rejects the rest
 }

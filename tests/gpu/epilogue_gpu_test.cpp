@@ -376,7 +376,7 @@ std::vector<EpilogueCase> kernel_cases() {
     std::vector<EpilogueCase> out;
     constexpr gemmkit_op N = GEMMKIT_OP_N, T = GEMMKIT_OP_T;
     for (const KernelInfo& info : registry()) {
-        if (info.groups) continue;  // grouped calls only: grouped_gpu_test.cpp
+        if (!checked_generically(info)) continue;  // grouped_gpu_test.cpp, fp8_gpu_test.cpp
         auto add = [&](EpilogueCase c, const verify::Types& types) {
             c.name = std::string(info.name) + "_" + c.name;
             if (types.c != types.ab) c.name += std::string("_c_") + dtype_name(types.c);

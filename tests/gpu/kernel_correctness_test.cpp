@@ -257,7 +257,7 @@ bool named_in(const char* name, const auto& names) {
 std::vector<KernelCase> all_cases() {
     std::vector<KernelCase> cases;
     for (const KernelInfo& info : registry()) {
-        if (info.groups) continue;  // grouped calls only: grouped_gpu_test.cpp
+        if (!checked_generically(info)) continue;  // grouped_gpu_test.cpp, fp8_gpu_test.cpp
         // Every case with the row's own types (C of A/B's type), on every op and variant...
         auto add_own_types = [&](const auto& shapes) {
             for (const auto& ops : kOps)

@@ -283,6 +283,7 @@ TEST(CliArgsBatchedSuite, BadSuiteNamesTheThreeSuites) {
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(contains(r.err, "'batch'")) << r.err;
     EXPECT_TRUE(contains(r.err, "batched")) << r.err;
+    EXPECT_TRUE(contains(r.err, "grouped or fp8")) << r.err;
 }
 
 TEST(CliArgsBatchedSuite, TypesNeedACorpusSuite) {
@@ -313,6 +314,20 @@ TEST(CliArgsBatchedSuite, GroupedSuiteTakesTypesButNoShapes) {
     EXPECT_TRUE(contains(r.err, "--suite grouped")) << r.err;
 }
 
+// --suite fp8 (bench_fp8.cpp) likewise, and its types are fixed too: --types is an error.
+TEST(CliArgsBatchedSuite, Fp8SuiteTakesNoShapesAndNoTypes) {
+    const Parsed ok = parse({"bench", "--suite", "fp8", "--csv", "x.csv", "--iters", "5", "--l2-flush", "read"});
+    EXPECT_TRUE(ok.ok) << ok.err;
+    EXPECT_EQ(ok.opt.suite, "fp8");
+    const Parsed r = parse({"bench", "--suite", "fp8", "--mnk", "4096"});
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.err, "--mnk")) << r.err;
+    EXPECT_TRUE(contains(r.err, "--suite fp8")) << r.err;
+    const Parsed typed = parse({"bench", "--suite", "fp8", "--types", "bf16"});
+    EXPECT_FALSE(typed.ok);
+    EXPECT_TRUE(contains(typed.err, "--types does not apply to --suite fp8")) << typed.err;
+}
+
 // The corpus fixes shapes, ops, kernels and types: options that would choose them are errors.
 TEST(CliArgsBatchedSuite, OptionsTheCorpusFixesAreErrors) {
     for (std::vector<const char*> extra : std::vector<std::vector<const char*>>{
@@ -334,11 +349,12 @@ TEST(CliArgsBatchedSuite, OptionsTheCorpusFixesAreErrors) {
 TEST(CliArgsBatchedSuite, BenchHelpNamesTheSuite) {
     const std::string help = gemmkit::cli::command_help(*gemmkit::cli::find_command("bench"));
     // The option is wider than the help's column: its text starts on the next line, at the column.
-    EXPECT_TRUE(contains(help, "  --suite ladder|shapes|batched|epilogue|grouped\n" + std::string(26, ' ') +
+    EXPECT_TRUE(contains(help, "  --suite ladder|shapes|batched|epilogue|grouped|fp8\n" + std::string(26, ' ') +
                                "ladder: the default"))
         << help;
     EXPECT_TRUE(contains(help, "batched: the batched corpus"));
     EXPECT_TRUE(contains(help, "epilogue: linear layers with a fused"));
+    EXPECT_TRUE(contains(help, "fp8: FP8 GEMMs with per-tensor and outer-vector scales"));
 }
 
 }  // namespace

@@ -191,7 +191,8 @@ bool type_list(const std::string& value, std::vector<std::string>* out, std::str
     return true;
 }
 
-// Options that choose what bench times, which the corpus suites (shapes, batched) fix.
+// Options that choose what bench times, which the corpus suites (shapes, batched, epilogue,
+// grouped, fp8) fix.
 constexpr const char* kNotForCorpusSuites[] = {"--kernels", "--mnk",    "--m",    "--n",      "--k",
                                                 "--ops",     "--c-type", "--json", "--samples"};
 
@@ -297,17 +298,19 @@ const std::vector<OptionSpec> kOptions = {
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.comm_sms, err); }},
     {"--pieces", "N", "dist-bench plan", "pieces a rank's block is cut into for the overlap (default: the plan's)",
      [](const std::string& v, Pending* p, std::string* err) { return number(v, 0, &p->o.pieces, err); }},
-    {"--suite", "ladder|shapes|batched|epilogue|grouped", "bench",
+    {"--suite", "ladder|shapes|batched|epilogue|grouped|fp8", "bench",
      "ladder: the default suite; shapes: the shape corpus (~70 shapes in classes), auto\n"
      "against cuBLAS for each --types, then its first rows again (the repeat check);\n"
      "batched: the batched corpus (strided and pointer-array batches), auto against\n"
      "cuBLAS's batched calls for each --types; epilogue: linear layers with a fused\n"
      "bias and activation against cuBLASLt's epilogues (default types bf16, f16);\n"
      "grouped: mixture-of-experts layers against cuBLAS's loop and grouped calls (f16, bf16);\n"
-     "the corpora's timing defaults: --warmup 2 --iters 10 --max-seconds 0.5",
+     "fp8: FP8 GEMMs with per-tensor and outer-vector scales against cuBLASLt (E4M3 in,\n"
+     "BF16 out; no --types); the corpora's timing defaults: --warmup 2 --iters 10\n"
+     "--max-seconds 0.5",
      [](const std::string& v, Pending* p, std::string* err) {
-         if (v != "ladder" && v != "shapes" && v != "batched" && v != "epilogue" && v != "grouped")
-             return *err = "'" + v + "': use ladder, shapes, batched, epilogue or grouped", false;
+         if (v != "ladder" && v != "shapes" && v != "batched" && v != "epilogue" && v != "grouped" && v != "fp8")
+             return *err = "'" + v + "': use ladder, shapes, batched, epilogue, grouped or fp8", false;
          return p->o.suite = v, true;
      }},
     {"--types", "LIST", "bench", "--suite shapes|batched|epilogue|grouped: some of f32,tf32,f16,bf16,f64 (default: all five)",
@@ -438,14 +441,17 @@ bool parse_options(int argc, const char* const* argv, Options* out, std::string*
         if (o.positional.size() > static_cast<size_t>(c.max_positional))
             return fail("unexpected argument '" + o.positional[c.max_positional] + "'; " + o.command +
                         (c.max_positional == 0 ? " takes no arguments" : std::string(" takes ") + c.args));
-        const bool corpus_suite =
-            o.suite == "shapes" || o.suite == "batched" || o.suite == "epilogue" || o.suite == "grouped";
+        const bool corpus_suite = o.suite == "shapes" || o.suite == "batched" || o.suite == "epilogue" ||
+                                  o.suite == "grouped" || o.suite == "fp8";
         if (corpus_suite)
             for (const OptionSpec* spec : given)
                 for (const char* name : kNotForCorpusSuites)
                     if (std::strcmp(name, spec->name) == 0)
                         return fail(std::string(name) + " does not apply to --suite " + o.suite +
                                     " (its corpus fixes what is timed)");
+        // fp8 fixes its types (E4M3 in, BF16 out): none of --types's is an FP8 type.
+        if (!o.types.empty() && o.suite == "fp8")
+            return fail("--types does not apply to --suite fp8 (E4M3 in, BF16 out)");
         if (!o.types.empty() && !corpus_suite)
             return fail("--types needs --suite shapes, batched, epilogue or grouped");
     }

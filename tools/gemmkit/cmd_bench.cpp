@@ -2,7 +2,8 @@
 // types (those of its registry row), interleaved, L2 flushed before every call, medians reported.
 // `--suite shapes` runs the shape corpus instead (bench_shapes.cpp), `--suite batched` the batched
 // corpus (bench_batched.cpp), `--suite epilogue` linear layers with fused epilogues (bench_epilogue.cpp),
-// `--suite grouped` mixture-of-experts layers (bench_grouped.cpp).
+// `--suite grouped` mixture-of-experts layers (bench_grouped.cpp), `--suite fp8` FP8 GEMMs with
+// scales against cuBLASLt (bench_fp8.cpp).
 #include <cstdio>
 #include <fstream>
 
@@ -150,6 +151,7 @@ int cmd_bench(const Options& o) {
     if (o.suite == "batched") return bench_batched(o);
     if (o.suite == "epilogue") return bench_epilogue(o);
     if (o.suite == "grouped") return bench_grouped(o);
+    if (o.suite == "fp8") return bench_fp8(o);
     const auto kernels = selected_kernels(o);
     // `auto` (what gemmkit_sgemm / gemmkit_gemm_ex pick) is benchmarked as one more contender
     // per type group when the --kernels globs match the word "auto" (the default "*" does).

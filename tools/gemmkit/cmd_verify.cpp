@@ -64,6 +64,10 @@ int cmd_verify(const Options& o) {
     if (ops.empty()) parse_ops("all", &ops, &err);
     // Each kernel runs with its registry row's types (--c-type picks C for FP16/BF16 rows).
     const std::vector<verify::KernelGroup> groups = verify::group_by_types(kernels, o.c_f32);
+    for (const KernelInfo* k : kernels)  // the rows group_by_types leaves out
+        if (fp8(k->dtype) && !o.quiet)
+            std::printf("SKIP %-30s FP8 data and scales: bench --suite fp8 and the GPU tests (fp8_gpu_test) check it\n",
+                        k->name);
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));

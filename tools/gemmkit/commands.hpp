@@ -32,6 +32,9 @@ int bench_epilogue(const Options& o);
 // bench --suite grouped: mixture-of-experts layers, auto's grouped GEMM against cuBLAS's loop and
 // grouped calls (bench_grouped.cpp).
 int bench_grouped(const Options& o);
+// bench --suite fp8: FP8 GEMMs with per-tensor and outer-vector scales, gemmkit_gemm_scaled_ex
+// against cuBLASLt's FP8 matmul (bench_fp8.cpp).
+int bench_fp8(const Options& o);
 
 // The facts of --device (a built-in name, or "current": the GPU's, where there is one; false and
 // a message on stderr otherwise), and the plans of o's shapes, ops and type printed with their

@@ -26,6 +26,8 @@ CUtensorMapDataType map_type(gemmkit_dtype type) {
         case GEMMKIT_R_16F: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
         case GEMMKIT_R_16BF: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
         case GEMMKIT_R_64F: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+        case GEMMKIT_R_8F_E4M3:  // TMA moves FP8 as bytes
+        case GEMMKIT_R_8F_E5M2: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
         default: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     }
 }

@@ -1,9 +1,11 @@
 // The Hopper steps' tensor-core building block: one slab's wgmmas (Hopper step 1 introduces it,
-// docs/ladder/hopper.md#step-06). FP32 inputs take TF32 wgmmas (tf32_mma.cuh).
+// docs/ladder/hopper.md#step-06). FP32 inputs take TF32 wgmmas (tf32_mma.cuh), FP8 ones FP8
+// wgmmas of k = 32 (fp8.cuh).
 #pragma once
 
 #include <type_traits>
 
+#include "kernels/hopper/fp8_operands.hpp"
 #include "kernels/hopper/slab.cuh"
 #include "kernels/hopper/tf32_mma.cuh"
 
@@ -19,6 +21,14 @@ __device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a
                                          bool accumulate = true, Frags* frags = nullptr, int use = 0) {
     if constexpr (std::is_same_v<T, float>) {
         mma_slab_tf32<SlabA, SlabB>(acc, a, b, slice, accumulate, frags, use);
+    } else if constexpr (is_fp8_operands<T>) {
+        static_assert(SlabA::kKMajor && SlabB::kKMajor, "FP8 wgmma reads A and B K-major");
+        ptx::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < SlabA::BK; kk += 32)
+            ptx::wgmma_m64k32_fp8<SlabB::MN, T::kE5M2A, T::kE5M2B>(
+                acc, SlabA::descriptor(a, 64 * slice, kk), SlabB::descriptor(b, 0, kk), accumulate || kk > 0);
+        ptx::wgmma_commit();
     } else {
         ptx::wgmma_fence();
 #pragma unroll

@@ -63,5 +63,7 @@ void add_tf32_kernels(std::vector<KernelInfo>* table);
 void add_hopper_kernels(std::vector<KernelInfo>* table);
 // The grouped GEMM's rows (level 16, after the few-vectors step): registry_grouped.cu.
 void add_hopper_grouped(std::vector<KernelInfo>* table);
+// The FP8 family's rows (gemmkit_gemm_scaled_ex): registry_fp8.cu.
+void add_hopper_fp8(std::vector<KernelInfo>* table);
 
 }  // namespace gemmkit::tensor

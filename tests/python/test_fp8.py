@@ -1,0 +1,125 @@
+"""FP8 from Python: gemmkit.scaled_mm (gemmkit_gemm_scaled_ex), as torch._scaled_mm.
+
+Without a GPU: the shape and scale checks (check_scaled_mm), and that anything but torch
+tensors is refused. With torch and an sm_90 GPU: results against the product of the
+dequantized inputs in float64, per-tensor and row/column scales, every output type, a bias,
+an E5M2 operand, and torch._scaled_mm on the same inputs where torch has it."""
+
+import pytest
+
+from conftest import HAS_TORCH, needs_torch_gpu
+
+import gemmkit
+from gemmkit import _api
+
+if HAS_TORCH:
+    import torch
+
+
+def test_signature():
+    import inspect
+
+    assert list(inspect.signature(gemmkit.scaled_mm).parameters) == ["a", "b", "scale_a", "scale_b", "out_dtype",
+                                                                    "bias", "out", "kernel"]
+    assert "scaled_mm" in gemmkit.__all__
+
+
+def test_shapes_and_scale_modes():
+    assert _api.check_scaled_mm((64, 128), (128, 32), 1, 1) == ((64, 32), _api.SCALE_TENSOR)
+    assert _api.check_scaled_mm((64, 128), (128, 32), 64, 32) == ((64, 32), _api.SCALE_OUTER)
+    with pytest.raises(ValueError, match="a's columns must equal b's rows"):
+        _api.check_scaled_mm((64, 128), (96, 32), 1, 1)
+    with pytest.raises(ValueError, match="scale_a has 64 values and scale_b 1"):
+        _api.check_scaled_mm((64, 128), (128, 32), 64, 1)
+    with pytest.raises(ValueError, match="must be 2-D"):
+        _api.check_scaled_mm((2, 64, 128), (128, 32), 1, 1)
+
+
+def test_other_arrays_are_refused():
+    with pytest.raises(TypeError, match="torch tensors"):
+        gemmkit.scaled_mm([1], [2], [1.0], [1.0])
+
+
+def _sm90():
+    return HAS_TORCH and torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
+
+
+needs_sm90 = pytest.mark.skipif(not _sm90(), reason="needs torch and an sm_90 GPU (FP8 wgmma)")
+
+
+def _operands(m, n, k, a_dtype=None, b_dtype=None, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = (torch.randn(m, k, device="cuda", generator=g) * 2).to(a_dtype or torch.float8_e4m3fn)
+    b = (torch.randn(n, k, device="cuda", generator=g) * 2).to(b_dtype or torch.float8_e4m3fn).t()  # column-major
+    return a, b
+
+
+def _reference(a, b, sa, sb, bias=None):
+    r = (a.double() * sa.double().reshape(-1, 1)) @ (b.double() * sb.double().reshape(1, -1))
+    return r if bias is None else r + bias.double()
+
+
+@needs_torch_gpu
+@needs_sm90
+@pytest.mark.parametrize("out_dtype", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("rowwise", [False, True])
+@pytest.mark.parametrize("shape", [(1, 16, 16), (127, 129, 48), (256, 512, 1024), (1000, 40, 4096)])
+def test_matches_the_dequantized_product(out_dtype, rowwise, shape):
+    m, n, k = shape
+    out_dtype = getattr(torch, out_dtype)
+    a, b = _operands(m, n, k)
+    if rowwise:
+        sa = torch.rand(m, 1, device="cuda") + 0.5
+        sb = torch.rand(1, n, device="cuda") + 0.5
+    else:
+        sa = torch.tensor(0.75, device="cuda")
+        sb = torch.tensor(1.25, device="cuda")
+    out = gemmkit.scaled_mm(a, b, sa, sb, out_dtype=out_dtype)
+    ref = _reference(a, b, sa, sb)
+    assert out.dtype == out_dtype and out.shape == (m, n)
+    # FP8 products are exact, but the tensor cores add them up in fewer bits than FP32 (about
+    # 13, measured on the H200; docs/ladder/fp8.md#step-01): that summation over k, plus out's
+    # rounding. A scale applied wrongly is off by 10% or more.
+    rounding = {torch.bfloat16: 2**-8, torch.float16: 2**-11, torch.float32: 2**-22}[out_dtype]
+    scale = ref.abs().max().item() + 1e-30
+    assert (out.double() - ref).abs().max().item() <= scale * (2 * rounding + 2**-13 * k**0.5)
+
+
+@needs_torch_gpu
+@needs_sm90
+def test_bias_and_an_e5m2_operand():
+    m, n, k = 200, 96, 512
+    a, b = _operands(m, n, k, b_dtype=torch.float8_e5m2)
+    sa, sb = torch.tensor(2.0, device="cuda"), torch.tensor(0.5, device="cuda")
+    bias = torch.randn(n, device="cuda").to(torch.bfloat16)
+    out = gemmkit.scaled_mm(a, b, sa, sb, bias=bias)
+    ref = _reference(a, b, sa, sb, bias)
+    assert (out.double() - ref).abs().max().item() <= ref.abs().max().item() * 2**-7
+
+
+@needs_torch_gpu
+@needs_sm90
+def test_agrees_with_torch_scaled_mm():
+    m, n, k = 512, 256, 1024
+    a, b = _operands(m, n, k, seed=3)
+    sa, sb = torch.tensor(1.5, device="cuda"), torch.tensor(0.25, device="cuda")
+    ours = gemmkit.scaled_mm(a, b, sa, sb, out_dtype=torch.float32)
+    theirs = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.float32)
+    # cuBLASLt moves its sums into FP32 as it goes; fp8.01 keeps them in the tensor cores' own
+    # accumulation (docs/ladder/fp8.md#step-01): measured 1e-3 of the largest value apart.
+    assert (ours - theirs).abs().max().item() <= 2**-8 * theirs.abs().max().item()
+
+
+@needs_torch_gpu
+@needs_sm90
+def test_bad_layouts_are_refused_before_any_work():
+    a, b = _operands(64, 32, 128)
+    one = torch.tensor(1.0, device="cuda")
+    with pytest.raises(ValueError, match="column-major"):
+        gemmkit.scaled_mm(a, b.contiguous(), one, one)
+    with pytest.raises(TypeError, match="float8"):
+        gemmkit.scaled_mm(a.to(torch.bfloat16), b, one, one)
+    out = torch.full((64, 32), 7.0, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="scale_a has"):
+        gemmkit.scaled_mm(a, b, torch.ones(64, device="cuda"), one, out=out)
+    assert bool((out == 7.0).all())
