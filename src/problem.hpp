@@ -47,6 +47,7 @@ struct Scaling {
     gemmkit_scale_mode mode = GEMMKIT_SCALE_TENSOR;
     const float* a = nullptr;
     const float* b = nullptr;
+    bool fast_accum = false;  // sums kept in the tensor cores' FP8 accumulation (KernelInfo::fast_accum)
 };
 
 struct Problem {

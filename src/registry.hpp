@@ -66,6 +66,10 @@ struct KernelInfo {
     // Whether launch runs a grouped call (problem.hpp, Groups). Such a row runs nothing else, and
     // no other row runs a grouped call.
     bool groups = false;
+    // FP8 rows: whether the kernel keeps each tile's sums in the tensor cores' FP8 accumulation
+    // for all of k (cuBLASLt's FAST_ACCUM) rather than moving them into FP32 every slab. `auto`
+    // serves such a row only to calls that ask for it (gemmkit_scaling::fast_accum).
+    bool fast_accum = false;
 };
 
 // Whether the generic checks (gemmkit verify, the bench's ladder, the kernel and epilogue GPU

@@ -173,6 +173,9 @@ gemmkit_status read_scaling(const gemmkit_scaling* d, gemmkit_dtype a_type, gemm
     for (const auto& [ptr, name] : {std::pair{d->scale_a, "scaling->scale_a"}, {d->scale_b, "scaling->scale_b"}})
         if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
             return invalid(std::string(name) + " is not aligned to 4 bytes (it is an array of float)");
+    if (d->fast_accum != 0 && d->fast_accum != 1)
+        return invalid("scaling->fast_accum = " + num(d->fast_accum) + " is not 0 or 1");
+    out->fast_accum = d->fast_accum == 1;
     out->mode = d->mode;
     out->a = d->scale_a;
     out->b = d->scale_b;

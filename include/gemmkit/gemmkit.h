@@ -226,9 +226,12 @@ typedef struct gemmkit_scaling {
     gemmkit_scale_mode mode; /* GEMMKIT_SCALE_TENSOR: one value each */
     const float* scale_a;    /* device; 1 or m values (mode); NULL: 1 */
     const float* scale_b;    /* device; 1 or n values (mode); NULL: 1 */
+    int fast_accum;          /* 0: the sums move into FP32 every 128 of k, as cuBLASLt's default;
+                              * 1: they stay in the tensor cores' FP8 accumulation for all of k
+                              * (cuBLASLt's FAST_ACCUM): faster, less accurate */
 } gemmkit_scaling;
 
-#define GEMMKIT_SCALING_INIT { sizeof(gemmkit_scaling), GEMMKIT_SCALE_TENSOR, NULL, NULL }
+#define GEMMKIT_SCALING_INIT { sizeof(gemmkit_scaling), GEMMKIT_SCALE_TENSOR, NULL, NULL, 0 }
 
 /* FP8 GEMM with scales (cublasLtMatmul with FP8 inputs and scale pointers):
  *   C(i, j) = alpha * sa(i) * sb(j) * sum_p op(A)(i, p) op(B)(p, j) + beta * C(i, j)

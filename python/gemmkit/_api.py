@@ -905,7 +905,7 @@ def check_scaled_mm(a_shape, b_shape, scale_a_numel, scale_b_numel):
                      f"or {m} and {n} (a row of a, a column of b)")
 
 
-def scaled_mm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, kernel=None):
+def scaled_mm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, use_fast_accum=False, out=None, kernel=None):
     """FP8 matrix product with scales (gemmkit_gemm_scaled_ex), as torch._scaled_mm:
     out = (scale_a * a) @ (scale_b * b) (+ bias), on torch's current stream.
 
@@ -913,7 +913,9 @@ def scaled_mm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, ke
     (N, K) passes as w.t()). float8_e4m3fn, or one of them float8_e5m2. scale_a, scale_b:
     float32 CUDA tensors of one value each (per tensor), or of M and N values (a row of a, a
     column of b). out_dtype: torch.bfloat16 (default), torch.float16 or torch.float32; bias: (N,)
-    of out_dtype or None. Torch tensors only.
+    of out_dtype or None. use_fast_accum: keep the sums in the tensor cores' FP8 accumulation for
+    all of K (faster, less accurate), as torch's flag; by default they move into FP32 every 128
+    of K. Torch tensors only.
     """
     torch = _torch()
     if torch is None or not all(_is_torch(t) for t in (a, b, scale_a, scale_b)):
@@ -955,7 +957,7 @@ def scaled_mm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, ke
     # so torch's scale_a is the library's scale_b, and the other way round.
     status = _C.gemm_scaled(handle, device, n, m, k, 1.0, b.data_ptr(), fp8[b.dtype], max(b.stride(1), 1),
                             a.data_ptr(), fp8[a.dtype], max(a.stride(0), 1), 0.0, out.data_ptr(), c_type,
-                            max(out.stride(0), 1), mode, scale_b.data_ptr(), scale_a.data_ptr(),
+                            max(out.stride(0), 1), mode, scale_b.data_ptr(), scale_a.data_ptr(), bool(use_fast_accum),
                             0 if bias is None else bias.data_ptr(), _check_kernel(kernel))
     if status != 0:
         _raise_status(status)

@@ -171,16 +171,19 @@ int gemm_grouped(uintptr_t stream, int device, int transa, int transb, int64_t m
 }
 
 // gemmkit_gemm_scaled_ex likewise: FP8 A (op T) and B (op N) with scales on the device (0: none;
-// mode 0 per tensor, 1 outer), a bias per row of C (0: none); returns the gemmkit_status.
+// mode 0 per tensor, 1 outer; fast_accum as gemmkit_scaling's), a bias per row of C (0: none);
+// returns the gemmkit_status.
 int gemm_scaled(uintptr_t stream, int device, int64_t m, int64_t n, int64_t k, double alpha, uintptr_t A, int a_type,
                 int64_t lda, uintptr_t B, int b_type, int64_t ldb, double beta, uintptr_t C, int c_type, int64_t ldc,
-                int mode, uintptr_t scale_a, uintptr_t scale_b, uintptr_t bias, const std::optional<std::string>& kernel) {
+                int mode, uintptr_t scale_a, uintptr_t scale_b, bool fast_accum, uintptr_t bias,
+                const std::optional<std::string>& kernel) {
     const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
     DeviceScope scope(device);
     gemmkit_scaling scaling = GEMMKIT_SCALING_INIT;
     scaling.mode = static_cast<gemmkit_scale_mode>(mode);
     scaling.scale_a = reinterpret_cast<const float*>(scale_a);
     scaling.scale_b = reinterpret_cast<const float*>(scale_b);
+    scaling.fast_accum = fast_accum ? 1 : 0;
     gemmkit_epilogue e = GEMMKIT_EPILOGUE_INIT;
     e.bias = reinterpret_cast<const void*>(bias);
     e.bias_type = static_cast<gemmkit_dtype>(c_type);
@@ -326,7 +329,8 @@ NB_MODULE(_C, m) {
     m.def("gemm_scaled", &gemm_scaled, nb::arg("stream"), nb::arg("device"), nb::arg("m"), nb::arg("n"),
           nb::arg("k"), nb::arg("alpha"), nb::arg("A"), nb::arg("a_type"), nb::arg("lda"), nb::arg("B"),
           nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"), nb::arg("ldc"),
-          nb::arg("mode"), nb::arg("scale_a"), nb::arg("scale_b"), nb::arg("bias"), nb::arg("kernel").none());
+          nb::arg("mode"), nb::arg("scale_a"), nb::arg("scale_b"), nb::arg("fast_accum"), nb::arg("bias"),
+          nb::arg("kernel").none());
     m.def("time_gemm", &time_gemm, nb::arg("iters"), nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
           nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
           nb::arg("a_type"), nb::arg("lda"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"),

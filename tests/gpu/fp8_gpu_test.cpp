@@ -30,6 +30,7 @@ namespace gemmkit::test {
 namespace {
 
 constexpr const char* kFp8Row = "fp8.01_wgmma_scaled";
+constexpr const char* kPromotedRow = "fp8.02_promoted";
 
 // FP8 wgmmas multiply exactly (an E4M3 x E4M3 product has at most 8 significant bits, well
 // inside FP32), but their tensor cores do not add in full FP32: the products of one wgmma are
@@ -399,11 +400,11 @@ std::vector<Fp8Case> cases() {
 
 class Fp8Gpu : public GpuTest, public ::testing::WithParamInterface<Fp8Case> {};
 
-// Each case through `auto` and through the row by name, C and aux put back between them.
+// Each case through `auto` and through each row by name, C and aux put back between them.
 TEST_P(Fp8Gpu, MatchesTheReference) {
     if (sm_ < 90) GTEST_SKIP() << kFp8Row << " needs sm_90; the device is sm_" << sm_;
     DeviceScaled d(GetParam());
-    for (const char* kernel : {"auto", kFp8Row}) {
+    for (const char* kernel : {"auto", kFp8Row, kPromotedRow}) {
         SCOPED_TRACE(kernel);
         d.reset(stream_);
         const gemmkit_status s = d.call(kernel)(stream_);

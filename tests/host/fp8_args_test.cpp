@@ -24,7 +24,8 @@ using gemmkit::test::fake_ptr;
 using gemmkit::test::h100_facts;
 using gemmkit::test::names;
 
-constexpr const char* kFp8Row = "fp8.01_wgmma_scaled";
+constexpr const char* kFp8Rows[] = {"fp8.01_wgmma_scaled", "fp8.02_promoted"};
+constexpr const char* kAutoRow = "fp8.02_promoted";  // the highest step: its sums promoted to FP32
 constexpr uint16_t kSentinel = 0x7bcd;  // a BF16 bit pattern the checks must leave as it is
 
 // The arguments of one gemmkit_gemm_scaled_ex call, valid as they start: a 64 x 64 x 64 TN
@@ -168,6 +169,15 @@ TEST_F(Fp8Args, RejectsAModeOutsideTheEnum) {
     }
 }
 
+TEST_F(Fp8Args, RejectsAFastAccumOtherThanZeroOrOne) {
+    for (int flag : {2, -1}) {
+        scaling_.fast_accum = flag;
+        expect_refused(valid()(), GEMMKIT_INVALID_VALUE, "scaling->fast_accum");
+    }
+    scaling_.fast_accum = 1;
+    expect_past_the_checks(valid()());
+}
+
 TEST_F(Fp8Args, BlockScalingIsNotServedYet) {
     scaling_.mode = GEMMKIT_SCALE_BLOCK;
     EXPECT_EQ(valid()(), GEMMKIT_NOT_SUPPORTED);
@@ -260,11 +270,13 @@ Problem fp8_problem(gemmkit_dtype a = GEMMKIT_R_8F_E4M3, gemmkit_dtype b = GEMMK
     return p;
 }
 
-TEST(Fp8Plan, TheRowIsRegisteredForHopper) {
-    const gemmkit::KernelInfo* row = gemmkit::find_kernel(kFp8Row);
-    ASSERT_NE(row, nullptr);
-    EXPECT_EQ(row->min_sm, 90);
-    EXPECT_TRUE(row->serves_auto);
+TEST(Fp8Plan, TheRowsAreRegisteredForHopper) {
+    for (const char* name : kFp8Rows) {
+        const gemmkit::KernelInfo* row = gemmkit::find_kernel(name);
+        ASSERT_NE(row, nullptr) << name;
+        EXPECT_EQ(row->min_sm, 90) << name;
+        EXPECT_TRUE(row->serves_auto) << name;
+    }
 }
 
 TEST(Fp8Plan, AutoTakesTheFp8RowForEveryTypeItServes) {
@@ -277,12 +289,28 @@ TEST(Fp8Plan, AutoTakesTheFp8RowForEveryTypeItServes) {
                                       gemmkit::dtype_name(c);
             ASSERT_TRUE(gemmkit::plan_gemm(fp8_problem(a, b, c), h100_facts(), nullptr, &plan, &why))
                 << types << ": " << why;
-            EXPECT_EQ(std::string(plan.kernel->name), kFp8Row) << types;
-            // By name too.
-            ASSERT_TRUE(gemmkit::plan_gemm(fp8_problem(a, b, c), h100_facts(), kFp8Row, &plan, &why))
-                << types << ": " << why;
-            EXPECT_EQ(std::string(plan.kernel->name), kFp8Row) << types;
+            EXPECT_EQ(std::string(plan.kernel->name), kAutoRow) << types;
+            for (const char* name : kFp8Rows) {  // by name too
+                ASSERT_TRUE(gemmkit::plan_gemm(fp8_problem(a, b, c), h100_facts(), name, &plan, &why))
+                    << types << ": " << why;
+                EXPECT_EQ(std::string(plan.kernel->name), name) << types;
+            }
         }
+}
+
+// fast_accum picks the row that keeps its sums in the tensor cores; by default auto takes the
+// one that moves them into FP32, as cuBLASLt does by default.
+TEST(Fp8Plan, FastAccumPicksTheRowThatKeepsItsSums) {
+    Problem p = fp8_problem();
+    gemmkit::Plan plan;
+    std::string why;
+    ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why)) << why;
+    EXPECT_FALSE(plan.kernel->fast_accum);
+    EXPECT_EQ(std::string(plan.kernel->name), kAutoRow);
+    p.scaling.fast_accum = true;
+    ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why)) << why;
+    EXPECT_TRUE(plan.kernel->fast_accum);
+    EXPECT_EQ(std::string(plan.kernel->name), "fp8.01_wgmma_scaled");
 }
 
 TEST(Fp8Plan, OpsOtherThanTnAreNotServedSayingKMajor) {
@@ -328,7 +356,8 @@ TEST(Fp8Plan, OperandsTmaCannotReadAreNotServed) {
     gemmkit::DeviceFacts ampere = h100_facts();
     ampere.sm = 80;
     EXPECT_FALSE(gemmkit::plan_gemm(fp8_problem(), ampere, nullptr, &plan, &why));
-    EXPECT_TRUE(contains(why, std::string(kFp8Row) + ": needs sm_90")) << why;
+    EXPECT_TRUE(contains(why, ": needs sm_90; the device is sm_80")) << why;
+    EXPECT_TRUE(contains(why, "fp8.0")) << why;
 }
 
 // FP8 problems go to the FP8 row alone, and the FP8 row takes nothing else.
@@ -338,7 +367,7 @@ TEST(Fp8Plan, TheFp8RowAndTheOtherRowsKeepApart) {
     bf16.a_type = bf16.b_type = GEMMKIT_R_16BF;
     std::string why;
     for (const gemmkit::KernelInfo& row : gemmkit::registry()) {
-        if (std::string(row.name) == kFp8Row) {
+        if (gemmkit::fp8(row.dtype)) {
             EXPECT_TRUE(gemmkit::row_supports(row, fp8, &why)) << why;
             EXPECT_FALSE(gemmkit::row_supports(row, bf16, &why));
         } else {
@@ -367,6 +396,7 @@ TEST(Fp8Types, TheScalingInitializerIsPerTensorWithoutScales) {
     EXPECT_EQ(s.mode, GEMMKIT_SCALE_TENSOR);
     EXPECT_EQ(s.scale_a, nullptr);
     EXPECT_EQ(s.scale_b, nullptr);
+    EXPECT_EQ(s.fast_accum, 0);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ def test_signature():
     import inspect
 
     assert list(inspect.signature(gemmkit.scaled_mm).parameters) == ["a", "b", "scale_a", "scale_b", "out_dtype",
-                                                                    "bias", "out", "kernel"]
+                                                                    "bias", "use_fast_accum", "out", "kernel"]
     assert "scaled_mm" in gemmkit.__all__
 
 
@@ -108,6 +108,23 @@ def test_agrees_with_torch_scaled_mm():
     # cuBLASLt moves its sums into FP32 as it goes; fp8.01 keeps them in the tensor cores' own
     # accumulation (docs/ladder/fp8.md#step-01): measured 1e-3 of the largest value apart.
     assert (ours - theirs).abs().max().item() <= 2**-8 * theirs.abs().max().item()
+
+
+@needs_torch_gpu
+@needs_sm90
+def test_fast_accum_keeps_the_sums_in_the_tensor_cores():
+    m, n, k = 256, 256, 16384
+    a, b = _operands(m, n, k, seed=5)
+    one = torch.tensor(1.0, device="cuda")
+    ref = _reference(a, b, one, one)
+    err = {}
+    for fast in (False, True):
+        out = gemmkit.scaled_mm(a, b, one, one, out_dtype=torch.float32, use_fast_accum=fast)
+        err[fast] = ((out.double() - ref).norm() / ref.norm()).item()
+    # Both within the bound of the sums kept in ~13 bits; moved into FP32 every 128 of k, the
+    # error is the smaller (docs/ladder/fp8.md#step-02).
+    assert err[True] <= 2**-13 * k**0.5
+    assert err[False] < err[True]
 
 
 @needs_torch_gpu

@@ -31,6 +31,16 @@ __host__ __device__ constexpr int slabs_alone() {
         return Cfg::kStages;
 }
 
+// Whether Cfg moves each slab's sums out of the wgmma accumulators into FP32 registers (FP8
+// step 2, fp8.cuh): the tensor cores add FP8 products in fewer bits than FP32.
+template <class Cfg>
+__host__ __device__ constexpr bool promotes_sums() {
+    if constexpr (requires { Cfg::kPromote; })
+        return Cfg::kPromote;
+    else
+        return false;
+}
+
 template <class Cfg, class TC>
 __device__ WholeTiles whole_tiles(const OutputArgs<TC>& out) {
     return {static_cast<int>(batch_pair_tiles<Cfg>(out.m, out.n, out.batch)), slab_count<Cfg>(out.k)};
@@ -144,15 +154,40 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         for (int u = 0; u < work.units(); ++u) {
             const WorkUnit w = work.unit(u);
             const int3 c0 = origin(w);  // (problem, row, column)
-            for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
-                issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc, ks > w.k_begin, &frags);
-                // Step 9's epilogue stores the last tile while the tensor cores work on this one.
-                if constexpr (requires { epilogue.under_mma(staging, slice); }) epilogue.under_mma(staging, slice);
-                ptx::wgmma_wait<1>();
-                if (ks > w.k_begin) release(s - 1);
+            if constexpr (promotes_sums<Cfg>()) {
+                // FP8 step 2 (docs/ladder/fp8.md#step-02): each slab's wgmmas sum afresh into
+                // `sums`, a part of the tile's columns at a time; once they are done, the part is
+                // added to acc on the CUDA cores, in FP32. A part rather than the whole tile: two
+                // whole sets of accumulators would not fit a thread's registers.
+                constexpr int kParts = Cfg::kPromoteParts, kPartAccs = Cfg::BN / 2 / kParts;
+                for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
+                    bars.wait_full<kStages>(s);
+                    const uint32_t a = ring + s % kStages * kStageBytes;
+#pragma unroll
+                    for (int part = 0; part < kParts; ++part) {
+                        float sums[kPartAccs];
+                        mma_slab_columns<T, SlabA, SlabB, kParts>(sums, a, a + SlabA::kBytes, slice, part);
+                        ptx::wgmma_wait<0>();
+                        if (part == kParts - 1) release(s);
+#pragma unroll
+                        for (int i = 0; i < kPartAccs; ++i) {
+                            float& to = acc[part * kPartAccs + i];
+                            to = ks > w.k_begin ? to + sums[i] : sums[i];
+                        }
+                    }
+                }
+            } else {
+                for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
+                    issue_slab_mma<T, SlabA, SlabB, kStages>(bars, ring, s, slice, acc, ks > w.k_begin, &frags);
+                    // Step 9's epilogue stores the last tile while the tensor cores work on this one.
+                    if constexpr (requires { epilogue.under_mma(staging, slice); })
+                        epilogue.under_mma(staging, slice);
+                    ptx::wgmma_wait<1>();
+                    if (ks > w.k_begin) release(s - 1);
+                }
+                ptx::wgmma_wait<0>();
+                release(s - 1);
             }
-            ptx::wgmma_wait<0>();
-            release(s - 1);
             if (schedule.settle(w, acc, slice, cluster))
                 epilogue.store(acc, staging, slice, c0.x, c0.y + 64 * slice, c0.z);
         }

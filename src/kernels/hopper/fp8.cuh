@@ -71,14 +71,25 @@ struct ScaledEpilogue {
     __device__ void finish(uint32_t staging, int slice) const { inner.finish(staging, slice); }
 };
 
-// T: Fp8Operands<A is E5M2, B is E5M2>; TC: C's type (float, half, bf16).
-template <class T, class TC>
-__global__ void GEMMKIT_CLUSTER_DIMS(Fp8Cfg::kCluster, 1, 1) __launch_bounds__(Fp8Cfg::kThreads, 1)
+// FP8 step 2 (fp8.02_promoted; docs/ladder/fp8.md#step-02): step 1 with each slab's sums moved
+// into FP32 registers, 128 of k at a time (promotes_sums, cluster_pipeline.cuh), as cuBLASLt
+// does by default. The same 128 x 256 tiles, their slab's wgmmas in two parts of 128 columns:
+// 128 accumulators a thread for the tile and 64 for a part's sums. (128 x 128 tiles with a whole
+// second set ran at 0.65x cuBLASLt, their operands' bytes from L2 the limit.)
+struct Fp8PromotedCfg : Fp8Cfg {
+    static constexpr bool kPromote = true;
+    static constexpr int kPromoteParts = 2;
+};
+
+// T: Fp8Operands<A is E5M2, B is E5M2>; TC: C's type (float, half, bf16); Cfg: Fp8Cfg (step 1)
+// or Fp8PromotedCfg (step 2).
+template <class T, class TC, class Cfg>
+__global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out, Fp8Scales scales) {
 #if GEMMKIT_HOPPER_CODE
-    cluster_multicast_body<Fp8Cfg, T, TC, true, false>(
-        &map_a, &map_b, out, ScaledEpilogue<TC>{TmaStoreEpilogue<TC>{out, &map_c}, scales}, whole_tiles<Fp8Cfg>(out));
+    cluster_multicast_body<Cfg, T, TC, true, false>(
+        &map_a, &map_b, out, ScaledEpilogue<TC>{TmaStoreEpilogue<TC>{out, &map_c}, scales}, whole_tiles<Cfg>(out));
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

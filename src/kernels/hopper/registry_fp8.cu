@@ -1,5 +1,6 @@
-// The FP8 family's row (fp8.cuh): fp8.01_wgmma_scaled, which gemmkit_gemm_scaled_ex (and
-// gemmkit_gemm_ex with FP8 operands, unscaled) runs; its launcher and what it supports.
+// The FP8 family's rows (fp8.cuh), which gemmkit_gemm_scaled_ex (and gemmkit_gemm_ex with FP8
+// operands, unscaled) runs: fp8.01_wgmma_scaled and fp8.02_promoted; their launcher and what
+// they support.
 #include "chunking.hpp"
 #include "kernels/hopper/fp8.cuh"
 #include "kernels/hopper/launch.cuh"
@@ -8,9 +9,15 @@
 namespace gemmkit::hopper {
 namespace {
 
-template <class T, class TC>
+template <class Cfg>
+constexpr int fp8_smem_bytes() {
+    using T = Fp8Operands<false, false>;  // any: one byte an element
+    return ring_smem_bytes<SharedSlabOfA<T, Cfg, true>, SharedSlabOfB<T, Cfg, false>, Cfg::kStages>() +
+           Cfg::kStagingBytes;
+}
+
+template <class Cfg, class T, class TC>
 cudaError_t launch_fp8_kernel(const Problem& p, const Plan& plan, cudaStream_t stream) {
-    using Cfg = Fp8Cfg;
     using SlabA = SharedSlabOfA<T, Cfg, true>;
     using SlabB = SharedSlabOfB<T, Cfg, false>;
     // A stored k x m and B stored k x n, k contiguous in both (op(A) = T, op(B) = N).
@@ -25,19 +32,20 @@ cudaError_t launch_fp8_kernel(const Problem& p, const Plan& plan, cudaStream_t s
                                                          c_box_cols(sizeof(TC))) == cudaSuccess;
     const Fp8Scales scales{p.scaling.a, p.scaling.b, p.scaling.mode == GEMMKIT_SCALE_OUTER,
                            p.scaling.mode == GEMMKIT_SCALE_OUTER};
-    constexpr auto kernel = fp8_kernel<T, TC>;
-    constexpr int smem = ring_smem_bytes<SlabA, SlabB, Cfg::kStages>() + Cfg::kStagingBytes;
+    constexpr auto kernel = fp8_kernel<T, TC, Cfg>;
+    constexpr int smem = fp8_smem_bytes<Cfg>();
     const dim3 grid = ClusterGrid<Cfg>::grid(p, reinterpret_cast<const void*>(kernel), smem, plan.sm_count);
     return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out, scales);
 }
 
 // The formats of A and B, then C's type.
+template <class Cfg>
 cudaError_t launch_fp8(const Problem& p, const Plan& plan, cudaStream_t stream) {
     auto with_c = [&]<class T>() {
         switch (p.c_type) {
-            case GEMMKIT_R_16F: return launch_fp8_kernel<T, tensor::half>(p, plan, stream);
-            case GEMMKIT_R_16BF: return launch_fp8_kernel<T, tensor::bf16>(p, plan, stream);
-            default: return launch_fp8_kernel<T, float>(p, plan, stream);  // supports_fp8: f32
+            case GEMMKIT_R_16F: return launch_fp8_kernel<Cfg, T, tensor::half>(p, plan, stream);
+            case GEMMKIT_R_16BF: return launch_fp8_kernel<Cfg, T, tensor::bf16>(p, plan, stream);
+            default: return launch_fp8_kernel<Cfg, T, float>(p, plan, stream);  // supports_fp8: f32
         }
     };
     if (p.a_type == GEMMKIT_R_8F_E5M2) return with_c.template operator()<Fp8Operands<true, false>>();
@@ -89,22 +97,31 @@ bool supports_fp8(const Problem& p, std::string* why) {
 namespace gemmkit::tensor {
 
 void add_hopper_fp8(std::vector<KernelInfo>* table) {
-    using hopper::Fp8Cfg;
-    table->push_back(
-        {.name = "fp8.01_wgmma_scaled", .level = 1, .min_sm = 90, .dtype = GEMMKIT_R_8F_E4M3,
-         .compute = GEMMKIT_COMPUTE_32F,
-         .description = "f16 step 11's pipeline (persistent clusters, multicast, TMA stores) on FP8 wgmmas "
-                        "(k = 32), 128x256 tiles of 128-deep slabs; per-tensor or outer scales on the "
-                        "accumulators before the epilogue",
-         .fast_path = "A op T, B op N (both K-major; else NOT_SUPPORTED); A and B 16-byte aligned with lda, ldb "
-                      "multiples of 16 (TMA; else NOT_SUPPORTED)",
-         .fast_ops = op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), .fast_alignment = 16, .tile = tile_of<Fp8Cfg>(),
-         .serves_auto = true, .supports = hopper::supports_fp8, .launch = hopper::launch_fp8,
-         .entry = entry_of<&hopper::fp8_kernel<hopper::Fp8Operands<false, false>, tensor::bf16>>,
-         .dynamic_smem_bytes = hopper::ring_smem_bytes<hopper::SharedSlabOfA<hopper::Fp8Operands<false, false>, Fp8Cfg, true>,
-                                                       hopper::SharedSlabOfB<hopper::Fp8Operands<false, false>, Fp8Cfg, false>,
-                                                       Fp8Cfg::kStages>() +
-                               Fp8Cfg::kStagingBytes});
+    using hopper::Fp8Cfg, hopper::Fp8PromotedCfg, hopper::Fp8Operands;
+    const KernelInfo step1{
+        .name = "fp8.01_wgmma_scaled", .level = 1, .min_sm = 90, .dtype = GEMMKIT_R_8F_E4M3,
+        .compute = GEMMKIT_COMPUTE_32F,
+        .description = "f16 step 11's pipeline (persistent clusters, multicast, TMA stores) on FP8 wgmmas "
+                       "(k = 32), 128x256 tiles of 128-deep slabs; per-tensor or outer scales on the "
+                       "accumulators before the epilogue; sums kept in the tensor cores for all of k",
+        .fast_path = "A op T, B op N (both K-major; else NOT_SUPPORTED); A and B 16-byte aligned with lda, ldb "
+                     "multiples of 16 (TMA; else NOT_SUPPORTED)",
+        .fast_ops = op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), .fast_alignment = 16, .tile = tile_of<Fp8Cfg>(),
+        .serves_auto = true, .supports = hopper::supports_fp8, .launch = hopper::launch_fp8<Fp8Cfg>,
+        .entry = entry_of<&hopper::fp8_kernel<Fp8Operands<false, false>, tensor::bf16, Fp8Cfg>>,
+        .dynamic_smem_bytes = hopper::fp8_smem_bytes<Fp8Cfg>(), .fast_accum = true};
+    table->push_back(step1);
+    KernelInfo step2 = step1;
+    step2.name = "fp8.02_promoted";
+    step2.level = 2;
+    step2.description = "step 1 with each slab's sums moved into FP32 registers every 128 of k (as cuBLASLt "
+                        "by default), the slab's wgmmas in two parts of 128 columns";
+    step2.tile = tile_of<Fp8PromotedCfg>();
+    step2.launch = hopper::launch_fp8<Fp8PromotedCfg>;
+    step2.entry = entry_of<&hopper::fp8_kernel<Fp8Operands<false, false>, tensor::bf16, Fp8PromotedCfg>>;
+    step2.dynamic_smem_bytes = hopper::fp8_smem_bytes<Fp8PromotedCfg>();
+    step2.fast_accum = false;
+    table->push_back(step2);
 }
 
 }  // namespace gemmkit::tensor

@@ -39,4 +39,20 @@ __device__ __forceinline__ void mma_slab(float (&acc)[SlabB::MN / 2], uint32_t a
     }
 }
 
+// FP8 step 2's wgmmas (fp8.cuh): the 64-row slice `slice` of the A slab at a times columns
+// part * N .. part * N + N - 1 of the B slab at b, N = SlabB::MN / kParts, summed afresh into
+// `sums` (the first wgmma overwrites it) as one committed group.
+template <class T, class SlabA, class SlabB, int kParts>
+__device__ __forceinline__ void mma_slab_columns(float (&sums)[SlabB::MN / kParts / 2], uint32_t a, uint32_t b,
+                                                 int slice, int part) {
+    static_assert(is_fp8_operands<T> && SlabA::kKMajor && SlabB::kKMajor, "FP8, both operands K-major");
+    constexpr int N = SlabB::MN / kParts;
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < SlabA::BK; kk += 32)
+        ptx::wgmma_m64k32_fp8<N, T::kE5M2A, T::kE5M2B>(sums, SlabA::descriptor(a, 64 * slice, kk),
+                                                      SlabB::descriptor(b, part * N, kk), kk > 0);
+    ptx::wgmma_commit();
+}
+
 }  // namespace gemmkit::hopper
