@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gemmkit/gemmkit.hpp"
+#include "lt_call.hpp"
 #include "problem.hpp"
 
 namespace gemmkit::cli {
@@ -17,12 +18,9 @@ namespace gemmkit::cli {
 // not the pre-activation.
 bool lt_epilogue_of(const Epilogue& e, cublasLtEpilogue_t* out);
 
-class LtMatmul {
+class LtMatmul : public LtCall {
 public:
-    explicit LtMatmul(cudaStream_t stream);
-    ~LtMatmul();
-    LtMatmul(const LtMatmul&) = delete;
-    LtMatmul& operator=(const LtMatmul&) = delete;
+    explicit LtMatmul(cudaStream_t stream) : LtCall(stream) {}
 
     // Describes p (types, ops, sizes, epilogue; one problem, alpha and beta taken from p) and
     // asks the heuristic for an algorithm. "" when ready, else why cuBLASLt cannot run it.
@@ -31,14 +29,6 @@ public:
     cublasStatus_t run() const;
 
 private:
-    void release();
-
-    cudaStream_t stream_;
-    cublasLtHandle_t handle_ = nullptr;
-    cublasLtMatmulDesc_t desc_ = nullptr;
-    cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
-    cublasLtMatmulAlgo_t algo_{};
-    DeviceBuffer<unsigned char> workspace_;
     Problem p_;
     float alpha32_ = 1, beta32_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gemmkit/gemmkit.hpp"
+#include "lt_call.hpp"
 
 namespace gemmkit::cli {
 
@@ -34,12 +35,9 @@ struct LtFp8Problem {
     bool fast_accum = false;
 };
 
-class LtFp8Matmul {
+class LtFp8Matmul : public LtCall {
 public:
-    explicit LtFp8Matmul(cudaStream_t stream);
-    ~LtFp8Matmul();
-    LtFp8Matmul(const LtFp8Matmul&) = delete;
-    LtFp8Matmul& operator=(const LtFp8Matmul&) = delete;
+    explicit LtFp8Matmul(cudaStream_t stream) : LtCall(stream) {}
 
     // Describes p and asks the heuristic for an algorithm: "" when ready, else why cuBLASLt
     // (or the installed cuBLASLt's header) cannot run it.
@@ -48,14 +46,6 @@ public:
     cublasStatus_t run() const;
 
 private:
-    void release();
-
-    cudaStream_t stream_;
-    cublasLtHandle_t handle_ = nullptr;
-    cublasLtMatmulDesc_t desc_ = nullptr;
-    cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
-    cublasLtMatmulAlgo_t algo_{};
-    DeviceBuffer<unsigned char> workspace_;
     LtFp8Problem p_;
 };
 
