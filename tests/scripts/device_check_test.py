@@ -2,7 +2,8 @@
 """Tests of scripts/device-check's sanitizer stage with stand-ins for the GPU machine's tools
 (nvidia-smi, compute-sanitizer, cuobjdump) and a prebuilt tree of fake binaries: on a host of
 several GPUs each kernel family runs in a sanitizer process of its own, spread over the GPUs; on
-one GPU a single process takes them all; a family that fails fails its stage.
+one GPU a single process takes them all; a family that fails fails its stage; the grouped and
+FP8 rows' own GPU cases run under memcheck after the paths, and fail their stage if they fail.
 
     device_check_test.py PATH/TO/scripts/device-check
 """
@@ -23,8 +24,9 @@ elif [[ $1 == --query-gpu* ]]; then
 fi
 '''
 
-# Runs the command after its options; logs "tool GPU kernels" to $FAKE_LOG; a glob starting with
-# "bad" fails with one error.
+# Runs the command after its options; logs "tool GPU kernels" to $FAKE_LOG (kernels: the --kernels
+# glob, or the test binary's --gtest_filter); a glob starting with "bad", or a filter equal to
+# $FAKE_FAILING_FILTER, fails with one error.
 FAKE_SANITIZER = r'''#!/usr/bin/env bash
 tool=""
 while [[ $1 == --* ]]; do
@@ -32,10 +34,15 @@ while [[ $1 == --* ]]; do
     shift 2
 done
 kernels=""
-for ((i = 1; i <= $#; i++)); do [[ ${!i} == --kernels ]] && { j=$((i + 1)); kernels=${!j}; }; done
+for ((i = 1; i <= $#; i++)); do
+    [[ ${!i} == --kernels ]] && { j=$((i + 1)); kernels=${!j}; }
+    [[ ${!i} == --gtest_filter=* ]] && kernels=${!i#--gtest_filter=}
+done
 echo "$tool ${CUDA_VISIBLE_DEVICES:-unset} $kernels" >>"$FAKE_LOG"
 "$@"
-if [[ $kernels == bad* ]]; then echo "========= ERROR SUMMARY: 1 error"; exit 1; fi
+if [[ $kernels == bad* || $kernels == "${FAKE_FAILING_FILTER:-none}" ]]; then
+    echo "========= ERROR SUMMARY: 1 error"; exit 1
+fi
 if [[ $tool == racecheck ]]; then
     echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
 else
@@ -63,9 +70,11 @@ esac
 
 FAKE_TESTS = '#!/usr/bin/env bash\necho "[  PASSED  ] 3 tests."\n'
 
+OWN_CASES = "*Grouped*:*Fp8*"  # the GPU cases of the rows gemmkit verify cannot feed
+
 
 class SanitizerStage(unittest.TestCase):
-    def run_check(self, gpus, families="sgemm dgemm f16 bf16 tf32"):
+    def run_check(self, gpus, families="sgemm dgemm f16 bf16 tf32", failing_filter="none"):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         root = tmp.name
@@ -88,7 +97,7 @@ class SanitizerStage(unittest.TestCase):
         log = os.path.join(root, "sanitizer-calls.txt")
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"], OUT=os.path.join(root, "out"),
                    DEVICE_CHECK_PREBUILT="build", DEVICE_CHECK_BUDGET="200", FAKE_GPUS=str(gpus),
-                   FAKE_FAMILIES=families, FAKE_LOG=log)
+                   FAKE_FAMILIES=families, FAKE_LOG=log, FAKE_FAILING_FILTER=failing_filter)
         env.pop("CUDA_VISIBLE_DEVICES", None)
         result = subprocess.run(["bash", SCRIPT, "--mnk", "64"], cwd=root, env=env, capture_output=True, text=True,
                                 timeout=120)
@@ -102,7 +111,7 @@ class SanitizerStage(unittest.TestCase):
         result, calls, memcheck_log = self.run_check(gpus=4)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         # The stages run one after the other, a stage's processes at once (in any order).
-        memcheck, racecheck, paths = calls[:5], calls[5:10], calls[10:]
+        memcheck, racecheck, paths, own = calls[:5], calls[5:10], calls[10:14], calls[14:]
         for stage, tool in ((memcheck, "memcheck"), (racecheck, "racecheck")):
             self.assertEqual({c[0] for c in stage}, {tool})
             self.assertEqual(sorted(c[2] for c in stage), ["bf16.*", "dgemm.*", "f16.*", "sgemm.*", "tf32.*"])
@@ -110,7 +119,9 @@ class SanitizerStage(unittest.TestCase):
         self.assertEqual(sorted((c[0], c[2]) for c in paths),
                          [("memcheck", "bf16.14*"), ("memcheck", "dgemm.09*"), ("memcheck", "f16.14*"),
                           ("memcheck", "tf32.09*")])
+        self.assertEqual(own, [["memcheck", "unset", OWN_CASES]])  # one process, all its GPUs
         self.assertIn("memcheck:   ERROR SUMMARY: 0 errors (x5)", result.stdout)
+        self.assertIn("memcheck on the grouped and FP8 cases: ERROR SUMMARY: 0 errors\n", result.stdout)
         self.assertIn("racecheck:  RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) (x5)", result.stdout)
         self.assertIn("---- --kernels tf32.* (GPU 0) ----", memcheck_log)  # each process's output, in turn
         self.assertIn("all stages passed", result.stdout)
@@ -120,7 +131,8 @@ class SanitizerStage(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertEqual(calls, [["memcheck", "unset", "bf16.*,dgemm.*,f16.*,sgemm.*,tf32.*"],
                                  ["racecheck", "unset", "bf16.*,dgemm.*,f16.*,sgemm.*,tf32.*"],
-                                 ["memcheck", "unset", "f16.14*,bf16.14*,tf32.09*,dgemm.09*"]])
+                                 ["memcheck", "unset", "f16.14*,bf16.14*,tf32.09*,dgemm.09*"],
+                                 ["memcheck", "unset", OWN_CASES]])
         self.assertIn("memcheck:   ERROR SUMMARY: 0 errors\n", result.stdout)
 
     def test_a_failing_family_fails_its_stages(self):
@@ -128,6 +140,12 @@ class SanitizerStage(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("ERROR SUMMARY: 1 error", memcheck_log)
         self.assertIn("FAILED stages: memcheck racecheck", result.stdout)
+
+    def test_failing_own_cases_fail_their_stage(self):
+        result, _, _ = self.run_check(gpus=2, failing_filter=OWN_CASES)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("memcheck on the grouped and FP8 cases: ERROR SUMMARY: 1 error (exit 1)", result.stdout)
+        self.assertIn("FAILED stages: memcheck-own-cases", result.stdout)
 
 
 if __name__ == "__main__":
