@@ -1,4 +1,4 @@
-"""torch.ops.gemmkit: mm, bmm and linear as PyTorch custom operators (torch.library).
+"""torch.ops.gemmkit: mm, bmm, linear and scaled_mm as PyTorch custom operators (torch.library).
 
 Each has a fake (meta) implementation, so torch.compile(fullgraph=True) traces through it
 without a graph break, and autograd whose backward is gemmkit GEMMs again:
@@ -7,6 +7,9 @@ without a graph break, and autograd whose backward is gemmkit GEMMs again:
                                    grad_a = grad @ b.mT, grad_b = a.mT @ grad (bmm again)
     linear(x, w, bias) = x @ w.T + bias
                                    grad_x = grad @ w, grad_w = grad.T @ x, grad_bias = grad.sum(0)
+    scaled_mm(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
+                                   gemmkit.scaled_mm: FP8, as torch._scaled_mm (no autograd,
+                                   as torch._scaled_mm has none)
 Transposed operands are strides, not copies (see gemmkit._api). The CUDA implementation runs on
 torch's current stream and makes no allocation but its output (from torch's caching allocator)
 and no synchronization, so the ops can be captured in CUDA graphs (after a warm-up call, as
@@ -23,6 +26,8 @@ _lib = torch.library.Library("gemmkit", "DEF")
 _lib.define("mm(Tensor a, Tensor b) -> Tensor")
 _lib.define("bmm(Tensor a, Tensor b) -> Tensor")
 _lib.define("linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor")
+_lib.define("scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
+            "ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor")
 
 
 def _dtype_name(t):
@@ -72,9 +77,14 @@ def _linear_cuda(x, weight, bias=None):
     return out if out is not None else _api._linear(x, weight, bias)
 
 
+def _scaled_mm_cuda(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
+    return _api.scaled_mm(a, b, scale_a, scale_b, out_dtype=out_dtype, bias=bias, use_fast_accum=use_fast_accum)
+
+
 _lib.impl("mm", _mm_cuda, "CUDA")
 _lib.impl("bmm", _bmm_cuda, "CUDA")
 _lib.impl("linear", _linear_cuda, "CUDA")
+_lib.impl("scaled_mm", _scaled_mm_cuda, "CUDA")
 
 
 @torch.library.register_fake("gemmkit::mm")
@@ -90,6 +100,19 @@ def _bmm_fake(a, b):
 @torch.library.register_fake("gemmkit::linear")
 def _linear_fake(x, weight, bias=None):
     return x.new_empty(_check_linear(x, weight, bias))
+
+
+@torch.library.register_fake("gemmkit::scaled_mm")
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
+    fp8 = _api._fp8_dtypes(torch)
+    if a.dtype not in fp8 or b.dtype not in fp8:
+        raise TypeError(f"gemmkit::scaled_mm: a is {a.dtype} and b is {b.dtype}; it takes torch.float8_e4m3fn or "
+                        f"torch.float8_e5m2")
+    try:
+        shape, _ = _api.check_scaled_mm(tuple(a.shape), tuple(b.shape), scale_a.numel(), scale_b.numel())
+    except ValueError as e:
+        raise ValueError(f"gemmkit::scaled_mm: {e}") from None
+    return a.new_empty(shape, dtype=out_dtype or torch.bfloat16)
 
 
 def _mm_setup(ctx, inputs, output):

@@ -129,6 +129,16 @@ def test_fast_accum_keeps_the_sums_in_the_tensor_cores():
 
 @needs_torch_gpu
 @needs_sm90
+def test_the_torch_op_checks_and_compiles():
+    a, b = _operands(128, 64, 256, seed=7)
+    sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(2.0, device="cuda")
+    torch.library.opcheck(torch.ops.gemmkit.scaled_mm.default, (a, b, sa, sb))
+    compiled = torch.compile(lambda a, b: torch.ops.gemmkit.scaled_mm(a, b, sa, sb), fullgraph=True)
+    assert torch.equal(compiled(a, b), gemmkit.scaled_mm(a, b, sa, sb))
+
+
+@needs_torch_gpu
+@needs_sm90
 def test_bad_layouts_are_refused_before_any_work():
     a, b = _operands(64, 32, 128)
     one = torch.tensor(1.0, device="cuda")

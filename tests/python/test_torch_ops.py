@@ -20,6 +20,24 @@ def test_schemas():
     assert str(torch.ops.gemmkit.bmm.default._schema) == "gemmkit::bmm(Tensor a, Tensor b) -> Tensor"
     assert (str(torch.ops.gemmkit.linear.default._schema)
             == "gemmkit::linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor")
+    assert (str(torch.ops.gemmkit.scaled_mm.default._schema)
+            == "gemmkit::scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
+               "ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor")
+
+
+def test_scaled_mm_fake_shapes_and_refusals():
+    m = dict(device="meta")
+    a = torch.empty(7, 64, dtype=torch.float8_e4m3fn, **m)
+    b = torch.empty(32, 64, dtype=torch.float8_e4m3fn, **m).t()
+    one = torch.empty((), **m)
+    y = torch.ops.gemmkit.scaled_mm(a, b, one, one)
+    assert y.shape == (7, 32) and y.dtype == torch.bfloat16
+    z = torch.ops.gemmkit.scaled_mm(a, b, torch.empty(7, 1, **m), torch.empty(1, 32, **m), out_dtype=torch.float32)
+    assert z.shape == (7, 32) and z.dtype == torch.float32
+    with pytest.raises(ValueError, match="gemmkit::scaled_mm: scale_a has 7 values and scale_b 1"):
+        torch.ops.gemmkit.scaled_mm(a, b, torch.empty(7, **m), one)
+    with pytest.raises(TypeError, match="gemmkit::scaled_mm: a is torch.bfloat16"):
+        torch.ops.gemmkit.scaled_mm(a.to(torch.bfloat16), b, one, one)
 
 
 @pytest.mark.parametrize("device", ["meta", "fake"])
