@@ -39,9 +39,7 @@ namespace gemmkit::cli {
 namespace {
 
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double tflops_at(double flops, double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : kNaN; }
 
 // One (corpus row, type): what auto runs, and auto's and cuBLAS's times.
 struct BatchedRow {

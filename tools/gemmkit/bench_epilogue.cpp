@@ -35,7 +35,6 @@
 namespace gemmkit::cli {
 namespace {
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A linear layer: `tokens` rows of `in` features to `out` features.
 struct LinearShape {
@@ -178,7 +177,7 @@ EpilogueRow measure(Rig& rig, Operands& o, const LinearShape& s, const CorpusTyp
     return r;
 }
 
-double tflops(const LinearShape& s, double ms) { return ms > 0 ? 2.0 * s.tokens * s.out * s.in / (ms * 1e-3) / 1e12 : kNaN; }
+double tflops(const LinearShape& s, double ms) { return tflops_at(2.0 * s.tokens * s.out * s.in, ms); }
 
 void print_row(const EpilogueRow& r) {
     const LinearShape& s = *r.shape;

@@ -34,7 +34,6 @@
 namespace gemmkit::cli {
 namespace {
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The FP8 issue's table, M x N x K.
 struct Fp8Shape {
@@ -233,14 +232,6 @@ struct Fp8Row {
     double err_vs_lt() const { return timed() && lt.err > 0 ? err / lt.err : kNaN; }
 };
 
-// The FP8 rows of the registry, by name (gemmkit list).
-std::vector<std::string> fp8_rows() {
-    std::vector<std::string> names;
-    for (int i = 0; const char* name = gemmkit_kernel_name(i); ++i)
-        if (std::string(name).rfind("fp8.", 0) == 0) names.push_back(name);
-    return names;
-}
-
 // "rel err 3.1e-02 > 1e-02"
 std::string over_tolerance(double err) {
     char buf[48];
@@ -290,7 +281,7 @@ Fp8Row measure(Operands& o, const ScaleCase& mode, uint64_t seed, const TimingPl
     if (!(r.err <= kMaxRelError)) return r.status = "FAILED: auto: " + over_tolerance(r.err), r;
 
     // Each fp8.* row by name; one that does not serve this mode or shape is listed, not timed.
-    for (const std::string& name : fp8_rows()) {
+    for (const std::string& name : rows_named("fp8.")) {
         ByRow b{name, "", kNaN, {}};
         poison(o, stream);
         if (const gemmkit_status st = run_gemmkit(o, sc, stream, name.c_str()); st == GEMMKIT_NOT_SUPPORTED)
@@ -329,7 +320,7 @@ Fp8Row measure(Operands& o, const ScaleCase& mode, uint64_t seed, const TimingPl
     return r;
 }
 
-double tflops_at(const Fp8Shape& s, double ms) { return ms > 0 ? 2.0 * s.m * s.n * s.k / (ms * 1e-3) / 1e12 : kNaN; }
+double flops_of(const Fp8Shape& s) { return 2.0 * s.m * s.n * s.k; }
 
 // A number, or "n/a" where there is none.
 std::string text_of(bool has, double value, const char* format) {
@@ -353,7 +344,8 @@ void print_row(const Fp8Row& r) {
                 text_of(std::isfinite(r.lt.err), r.lt.err, "%8.1e").c_str(),
                 text_of(std::isfinite(r.err_vs_lt()), r.err_vs_lt(), "%6.2f").c_str(), r.autot.median_ms,
                 text_of(lt, r.lt.t.median_ms, "%9.4f").c_str(), text_of(lt, r.ratio(), "%6.3f").c_str(),
-                tflops_at(s, r.autot.median_ms), text_of(lt, tflops_at(s, r.lt.t.median_ms), "%7.1f").c_str());
+                tflops_at(flops_of(s), r.autot.median_ms),
+                text_of(lt, tflops_at(flops_of(s), r.lt.t.median_ms), "%7.1f").c_str());
     if (!lt) std::printf("  cuBLASLt %s", r.lt.status.c_str());
     std::printf("\n");
     // The second line: cuBLASLt with FAST_ACCUM, then each fp8.* row, each with its error and
@@ -406,9 +398,9 @@ void write_csv(const std::string& path, const std::vector<Fp8Row>& rows, const a
         auto timed = [&](bool was, double v) { return csv_number(r.timed() && was ? v : kNaN); };
         f << s.m << ',' << s.n << ',' << s.k << ',' << csv_field(r.mode->name) << ",e4m3,bf16,"
           << csv_field(r.status) << ',' << csv_number(r.err) << ',' << timed(true, r.autot.median_ms) << ','
-          << timed(true, tflops_at(s, r.autot.median_ms)) << ',' << csv_field(r.lt.status) << ','
+          << timed(true, tflops_at(flops_of(s), r.autot.median_ms)) << ',' << csv_field(r.lt.status) << ','
           << csv_number(r.lt.err) << ',' << timed(r.lt.ok(), r.lt.t.median_ms) << ','
-          << timed(r.lt.ok(), tflops_at(s, r.lt.t.median_ms)) << ',' << csv_number(r.ratio()) << ','
+          << timed(r.lt.ok(), tflops_at(flops_of(s), r.lt.t.median_ms)) << ',' << csv_number(r.ratio()) << ','
           << csv_number(r.err_vs_lt()) << ',' << csv_field(r.lt_fast.status) << ',' << csv_number(r.lt_fast.err)
           << ',' << timed(r.lt_fast.ok(), r.lt_fast.t.median_ms) << ',';
         std::ostringstream by_row;  // "name=ms;name=ms", the timed rows

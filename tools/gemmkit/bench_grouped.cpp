@@ -38,7 +38,6 @@
 namespace gemmkit::cli {
 namespace {
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A layer: `groups` experts, `tokens` in all split unevenly into multiples of 16, each expert a
 // `out` x `in` weight.
@@ -206,22 +205,14 @@ struct Layer {
     }
 };
 
-// The grouped rows of a type, by name (gemmkit list): "f16.16_grouped", "f16.16_grouped_tma_store", ...
-std::vector<std::string> grouped_rows_of(const CorpusType& t) {
-    const std::string prefix = std::string(t.name) + ".16_grouped";
-    std::vector<std::string> names;
-    for (int i = 0; const char* name = gemmkit_kernel_name(i); ++i)
-        if (std::string(name).rfind(prefix, 0) == 0) names.push_back(name);
-    return names;
-}
-
 GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, const TimingPlan& plan,
                    const ref::Cublas& blas, L2Flusher& flusher, cudaStream_t stream) {
     GroupedRow r;
     r.shape = &s;
     r.type = &t;
     const Layer layer(s, t, seed, stream);
-    const std::vector<std::string> rows = grouped_rows_of(t);
+    // The grouped rows of the type: "f16.16_grouped", "f16.16_grouped_tma_store", ...
+    const std::vector<std::string> rows = rows_named(std::string(t.name) + ".16_grouped");
     std::vector<const char*> checked = {nullptr};  // auto, then each row by name
     for (const std::string& name : rows) checked.push_back(name.c_str());
     for (const char* kernel : checked)
@@ -245,7 +236,6 @@ GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, co
 }
 
 double flops_of(const GroupedShape& s) { return 2.0 * s.tokens * s.out * s.in; }
-double tflops_at(double flops, double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : kNaN; }
 
 void print_row(const GroupedRow& r) {
     const GroupedShape& s = *r.shape;

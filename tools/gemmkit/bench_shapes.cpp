@@ -29,7 +29,6 @@ namespace {
 
 constexpr double kRepeatDrop = 0.10;  // a repeat whose ratio falls by more than this is flagged
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 verify::Types verify_types(const CorpusType& t) { return {t.ab, t.c, t.compute}; }
 

@@ -1,6 +1,6 @@
-// What the corpus suites of `gemmkit bench` share: --suite shapes (bench_shapes.cpp) and
-// --suite batched (bench_batched.cpp) time `auto` against cuBLAS for the types of --types, with
-// one timing, and list the rows below one ratio.
+// What the corpus suites of `gemmkit bench` share (--suite shapes, batched, epilogue, grouped and
+// fp8: bench_<suite>.cpp): they time `auto` against cuBLAS with one timing, list the rows below
+// one ratio, and print TFLOP/s or NaN for what was not timed.
 #pragma once
 
 #include <cmath>
@@ -11,9 +11,24 @@
 
 #include "bench_timer.hpp"
 #include "cli_args.hpp"
+#include "gemmkit/gemmkit.h"
 #include "shape_corpus.hpp"
 
 namespace gemmkit::cli {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // what was not measured
+
+// TFLOP/s of `flops` done in `ms`; NaN where nothing was timed.
+inline double tflops_at(double flops, double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : kNaN; }
+
+// The registry's rows whose names start with `prefix`, in registry order (gemmkit list):
+// "fp8." gives the FP8 rows, "bf16.16_grouped" the BF16 grouped ones.
+inline std::vector<std::string> rows_named(const std::string& prefix) {
+    std::vector<std::string> names;
+    for (int i = 0; const char* name = gemmkit_kernel_name(i); ++i)
+        if (std::string(name).rfind(prefix, 0) == 0) names.push_back(name);
+    return names;
+}
 
 // The timing where --warmup, --iters and --max-seconds are not given: the shape suite's ~340
 // (row, type) pairs in about 4 minutes on an H100.
@@ -59,7 +74,7 @@ void print_type_summary(const std::vector<Row>& rows, const std::vector<const Co
                 slow.push_back(&r);
             }
         }
-        const double mean = timed > 0 ? std::exp(log_sum / timed) : std::numeric_limits<double>::quiet_NaN();
+        const double mean = timed > 0 ? std::exp(log_sum / timed) : kNaN;
         std::printf("%-4s %6d %10.3f %9d\n", t->name, timed, mean, below);
     }
     if (slow.empty()) return;
