@@ -166,7 +166,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
 #pragma unroll
                     for (int part = 0; part < kParts; ++part) {
                         float sums[kPartAccs];
-                        mma_slab_columns<T, SlabA, SlabB, kParts>(sums, a, a + SlabA::kBytes, slice, part);
+                        mma_slab_columns<T, SlabA, SlabB, kParts>(sums, a, a + SlabA::kBytes, slice, part, false);
                         ptx::wgmma_wait<0>();
                         if (part == kParts - 1) release(s);
 #pragma unroll
