@@ -26,15 +26,15 @@ struct Fp8Cfg : TmaStoreCfg {
     static constexpr int BK = 128;  // 128 bytes of FP8 k a row; 48 KiB a stage, 4 stages
 };
 
-// The scales on the device (problem.hpp, Scaling): a(i) = a[a_outer ? i : 0], b(j) likewise;
-// a null pointer is 1.
+// The scales on the device (problem.hpp, Scaling): a(i) = a[outer ? i : 0], b(j) likewise (the
+// mode is one for both); a null pointer is 1.
 struct Fp8Scales {
     const float* a;
     const float* b;
-    bool a_outer, b_outer;
+    bool outer;
 
-    __device__ float of_a(int row) const { return a == nullptr ? 1.0f : a[a_outer ? row : 0]; }
-    __device__ float of_b(int col) const { return b == nullptr ? 1.0f : b[b_outer ? col : 0]; }
+    __device__ float of_a(int row) const { return a == nullptr ? 1.0f : a[outer ? row : 0]; }
+    __device__ float of_b(int col) const { return b == nullptr ? 1.0f : b[outer ? col : 0]; }
 };
 
 // Step 6's epilogue on accumulators scaled first. A thread's accumulators of a warpgroup tile

@@ -30,8 +30,7 @@ cudaError_t launch_fp8_kernel(const Problem& p, const Plan& plan, cudaStream_t s
     OutputArgs<TC> out = make_output_args<TC>(p);
     out.tma_store = tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                                          c_box_cols(sizeof(TC))) == cudaSuccess;
-    const Fp8Scales scales{p.scaling.a, p.scaling.b, p.scaling.mode == GEMMKIT_SCALE_OUTER,
-                           p.scaling.mode == GEMMKIT_SCALE_OUTER};
+    const Fp8Scales scales{p.scaling.a, p.scaling.b, p.scaling.mode == GEMMKIT_SCALE_OUTER};
     constexpr auto kernel = fp8_kernel<T, TC, Cfg>;
     constexpr int smem = fp8_smem_bytes<Cfg>();
     const dim3 grid = ClusterGrid<Cfg>::grid(p, reinterpret_cast<const void*>(kernel), smem, plan.sm_count);
