@@ -36,46 +36,50 @@ const KernelInfo* tuned_row(const Problem& p, const DeviceFacts& d, Plan* plan) 
 
 // A call that rows of its own serve (`mine`: grouped calls, FP8 operands) takes the highest
 // level of them `auto` serves that runs it, with `note` as the reason; no other row stands in
-// for them.
-// Where none can run p, *why gives the reason of the last of them that `relevant` names (TMA's
-// alignment, say, or the ops FP8 needs) rather than a generic one.
-template <class Mine, class Relevant>
+// for them. Where none can run p, *why gives the reason of the last of them that `relevant`
+// names (TMA's alignment, say, or the ops FP8 needs), else generic()'s; the reasons are made
+// only then, off the path of a call that runs.
+template <class Mine, class Relevant, class Generic>
 const KernelInfo* own_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why, Mine mine,
-                          Relevant relevant, const char* note) {
+                          Relevant relevant, Generic generic, const char* note) {
     const KernelInfo* best = nullptr;
+    for (const KernelInfo& info : registry())
+        if (mine(info) && info.serves_auto && runs_on(info, p, d) && (best == nullptr || info.level > best->level))
+            best = &info;
+    if (best != nullptr) {
+        plan->note("kernel", best->name, note);
+        return best;
+    }
+    *why = generic();
     for (const KernelInfo& info : registry()) {
-        if (!mine(info) || !info.serves_auto) continue;
-        if (runs_on(info, p, d)) {
-            if (best == nullptr || info.level > best->level) best = &info;
-            continue;
-        }
-        if (best != nullptr || !relevant(info)) continue;
+        if (!mine(info) || !info.serves_auto || !relevant(info)) continue;
         std::string reason;
         if (row_supports(info, p, &reason))  // then it is the device that is too old
             reason = "needs sm_" + std::to_string(info.min_sm) + "; the device is sm_" + std::to_string(d.sm);
         *why = std::string(info.name) + ": " + reason;
     }
-    if (best != nullptr) plan->note("kernel", best->name, note);
-    return best;
+    return nullptr;
 }
 
 // A grouped call: the grouped row of its types.
 const KernelInfo* grouped_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
-    *why = std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" + dtype_name(p.b_type) + "/" +
-           dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
     return own_row(
         p, d, plan, why, [](const KernelInfo& info) { return info.groups; },
         [&](const KernelInfo& info) { return info.dtype == p.a_type; },
+        [&] {
+            return std::string("no grouped kernel serves A/B/C = ") + dtype_name(p.a_type) + "/" +
+                   dtype_name(p.b_type) + "/" + dtype_name(p.c_type) + " (FP16/BF16 with FP32 accumulation, on sm_90)";
+        },
         "the grouped row of these types: one launch for every group");
 }
 
 // FP8 operands: the FP8 row (fp8.cuh) that keeps its sums as the call asks (fast_accum: in the
 // tensor cores' FP8 accumulation for all of k; else moved into FP32 every slab, cuBLASLt's default).
 const KernelInfo* fp8_row(const Problem& p, const DeviceFacts& d, Plan* plan, std::string* why) {
-    *why = "no FP8 kernel is registered";
     return own_row(
-        p, d, plan, why, [&](const KernelInfo& info) { return fp8(info.dtype) && info.fast_accum == p.scaling.fast_accum; },
-        [](const KernelInfo&) { return true; },
+        p, d, plan, why,
+        [&](const KernelInfo& info) { return fp8(info.dtype) && info.fast_accum == p.scaling.fast_accum; },
+        [](const KernelInfo&) { return true; }, [] { return std::string("no FP8 kernel is registered"); },
         p.scaling.fast_accum ? "the FP8 row that keeps its sums in the tensor cores (fast_accum = 1)"
                              : "the FP8 row that moves its sums into FP32 every 128 of k (fast_accum = 0)");
 }
