@@ -4,7 +4,10 @@
 // call: a loop of cublasGemmEx, one a group (the host knows the sizes), and one
 // cublasGemmGroupedBatchedEx (a group of one problem per expert). Each grouped row of the type
 // (gemmkit list) is timed too, by name, so that a row beside auto's shows what auto's choice
-// gives. In the library's column-major terms a layer is
+// gives. And the layer's work without its groups (every token times expert 0's weight: one plain
+// GEMM of out x tokens x in) by gemmkit's auto and by cublasGemmEx: the rate any grouped
+// schedule of the same tiles could reach, with no group's last tile part empty and no launch a
+// group. In the library's column-major terms a layer is
 // C (out x tokens) = op(A_g = W_g, op T) * B (x^T, op N) for each group's tokens. Before timing,
 // auto and each row are verified group by group against an FP64 reference.
 #include <algorithm>
@@ -82,6 +85,7 @@ struct GroupedRow {
     const CorpusType* type = nullptr;
     std::string status = "ok";
     Timing autot, loop, grouped;
+    Timing dense, dense_cublas;  // one plain GEMM of the whole layer (Layer::run_dense)
     bool grouped_ok = false;  // cublasGemmGroupedBatchedEx ran these types
     std::vector<std::pair<std::string, Timing>> by_row;  // each grouped row of the type, by name
 
@@ -146,6 +150,17 @@ struct Layer {
         return gemmkit_gemm_grouped_ex(stream, GEMMKIT_OP_T, GEMMKIT_OP_N, s.out, s.tokens, s.in, &alpha, a.data(), t.ab,
                                        s.in, s.out * s.in, b.data(), t.ab, s.in, &beta, c.data(), t.c, s.out,
                                        d_ends.data(), s.groups, t.compute, nullptr, kernel) == GEMMKIT_SUCCESS;
+    }
+    // The layer as one plain GEMM: every token times expert 0's weight, by gemmkit's auto or cuBLAS.
+    bool run_dense(cudaStream_t stream) const {
+        return gemmkit_gemm_ex(stream, GEMMKIT_OP_T, GEMMKIT_OP_N, s.out, s.tokens, s.in, &alpha, a.data(), t.ab, s.in,
+                               b.data(), t.ab, s.in, &beta, c.data(), t.c, s.out, t.compute, "auto") == GEMMKIT_SUCCESS;
+    }
+    bool run_dense_cublas(const ref::Cublas& blas) const {
+        return cublasGemmEx(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(s.out), static_cast<int>(s.tokens),
+                            static_cast<int>(s.in), &alpha, a.data(), cuda_type(t.ab), static_cast<int>(s.in), b.data(),
+                            cuda_type(t.ab), static_cast<int>(s.in), &beta, c.data(), cuda_type(t.c),
+                            static_cast<int>(s.out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
     }
     bool run_loop(const ref::Cublas& blas) const {
         for (size_t g = 0; g < ends.size(); ++g) {
@@ -221,7 +236,9 @@ GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, co
     r.grouped_ok = layer.run_grouped(blas) == CUBLAS_STATUS_SUCCESS;
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<Contender> contenders = {{"auto", [&] { return layer.run_gemmkit(stream); }},
-                                         {"cublas-loop", [&] { return layer.run_loop(blas); }}};
+                                         {"cublas-loop", [&] { return layer.run_loop(blas); }},
+                                         {"dense", [&] { return layer.run_dense(stream); }},
+                                         {"dense-cublas", [&] { return layer.run_dense_cublas(blas); }}};
     if (r.grouped_ok)
         contenders.push_back({"cublas-grouped", [&] { return layer.run_grouped(blas) == CUBLAS_STATUS_SUCCESS; }});
     const size_t first_row = contenders.size();
@@ -230,7 +247,9 @@ GroupedRow measure(const GroupedShape& s, const CorpusType& t, uint64_t seed, co
     const std::vector<Timing> times = time_interleaved(contenders, plan, flusher, stream);
     r.autot = times[0];
     r.loop = times[1];
-    if (r.grouped_ok) r.grouped = times[2];
+    r.dense = times[2];
+    r.dense_cublas = times[3];
+    if (r.grouped_ok) r.grouped = times[4];
     for (size_t i = 0; i < rows.size(); ++i) r.by_row.emplace_back(rows[i], times[first_row + i]);
     return r;
 }
@@ -250,7 +269,8 @@ void print_row(const GroupedRow& r) {
         std::printf("%-14s by row:", "");
         for (const auto& [name, t] : r.by_row)
             std::printf("  %s %.4f ms (ratio %.3f)", name.c_str(), t.median_ms, r.best_cublas_ms() / t.median_ms);
-        std::printf("\n");
+        std::printf("\n%-14s without groups: gemmkit %.4f ms (ratio %.3f), cublasGemmEx %.4f ms\n", "",
+                    r.dense.median_ms, r.best_cublas_ms() / r.dense.median_ms, r.dense_cublas.median_ms);
     }
     std::fflush(stdout);
 }
@@ -258,7 +278,7 @@ void print_row(const GroupedRow& r) {
 void write_csv(const std::string& path, const std::vector<GroupedRow>& rows, const analysis::DeviceInfo& d) {
     std::ofstream f = open_output(path);
     f << "row,type,groups,tokens,out,in,status,auto_median_ms,cublas_loop_median_ms,cublas_grouped_median_ms,ratio,"
-         "auto_tflops,cublas_tflops,rows_median_ms,device,commit\n";
+         "auto_tflops,cublas_tflops,rows_median_ms,dense_median_ms,dense_cublas_median_ms,device,commit\n";
     for (const GroupedRow& r : rows) {
         const GroupedShape& s = *r.shape;
         auto timed = [&](double v) { return csv_number(r.timed() ? v : kNaN); };
@@ -270,7 +290,8 @@ void write_csv(const std::string& path, const std::vector<GroupedRow>& rows, con
         std::ostringstream rows;  // "name=ms;name=ms"
         for (size_t i = 0; i < r.by_row.size(); ++i)
             rows << (i ? ";" : "") << r.by_row[i].first << '=' << csv_number(r.by_row[i].second.median_ms);
-        f << csv_field(rows.str()) << ',' << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
+        f << csv_field(rows.str()) << ',' << timed(r.dense.median_ms) << ',' << timed(r.dense_cublas.median_ms) << ','
+          << csv_field(d.name) << ',' << csv_field(GEMMKIT_GIT_COMMIT) << '\n';
     }
     close_output(f, path);
 }
@@ -293,8 +314,9 @@ int bench_grouped(const Options& o) {
                 "(uneven groups, multiples of 16 tokens)\n",
                 GEMMKIT_GIT_COMMIT, static_cast<unsigned long long>(o.seed));
     std::printf("auto (gemmkit_gemm_grouped_ex, ends on the device) verified group by group against FP64; then %d "
-                "warm-up + up to %d timed calls of it, a cublasGemmEx loop and cublasGemmGroupedBatchedEx, "
-                "interleaved, L2 flushed (%s) before each\n",
+                "warm-up + up to %d timed calls of it, a cublasGemmEx loop and cublasGemmGroupedBatchedEx (and the "
+                "layer without groups: gemmkit auto and cublasGemmEx of out x tokens x in), interleaved, L2 flushed "
+                "(%s) before each\n",
                 plan.warmup, plan.iters, flusher.how());
     std::printf("ratio = the faster cuBLAS call's ms / auto ms (> 1: gemmkit faster)\n\n");
     std::printf("%-14s %-4s %6s %7s %6s %6s %9s %9s %9s %6s %7s %7s\n", "row", "type", "groups", "tokens", "out", "in",
