@@ -27,19 +27,13 @@
 namespace gemmkit::hopper {
 
 // A warpgroup's tile of kAccs accumulators a thread (64 x 2 kAccs), held packed until stored.
-// The activation a tile takes in registers (RegisterActivation) is applied to each piece as it
-// is stored (kLateActivation), under the next tile's wgmmas, rather than to the whole tile as it
-// is packed, while the tensor cores wait: ~4% of a linear layer's time with GELU
-// (docs/epilogues.md#register-activation). The stream-K kernel packs it: its unit loop has no
-// registers to spare for the activation next to the in-flight accumulators and the held tile
-// (ptxas: 20 bytes spilled).
-template <class TC, int kAccs, bool kLateActivation = true>
+template <class TC, int kAccs>
 struct DeferredTmaStoreEpilogue {
     static constexpr bool kPacks = sizeof(TC) == 2;  // FP32 C is stored at once (step 6)
     static constexpr int kPieces = 2 * kAccs / c_box_cols(2);
     const OutputArgs<TC>& out;
     const CUtensorMap* map_c;
-    uint32_t packed[kAccs / 2];  // pairs of the held tile's scaled values with their bias, as TC
+    uint32_t packed[kAccs / 2];  // pairs of scaled values of the held tile, as TC
     int z0 = 0, row0 = 0, col0 = 0;  // its problem of the batch, and origin
     int next = kPieces;  // the held tile's next piece to store; kPieces: none held
 
@@ -50,20 +44,12 @@ struct DeferredTmaStoreEpilogue {
             for (int q = 0; q < kPieces; ++q)  // q known at compile time: packed[] stays in registers
                 if (q == next)
                     store_piece_tma<TC>(map_c, staging + slice * staging_bytes(), 1 + slice, q, z0, row0, col0,
-                                        [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return held(i); }); },
+                                        [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); },
                                         out);
         } else if (next < kPieces) {
             store_piece_from_registers(next);
         }
         next = next < kPieces ? next + 1 : kPieces;
-    }
-
-    // Pair i of the held tile as C takes it: activated here where the activation is late.
-    __device__ __forceinline__ uint32_t held(int i) const { return held_pair(packed[i]); }
-    __device__ __forceinline__ uint32_t held_pair(uint32_t pair) const {
-        if (kLateActivation && activates_in_registers(out))
-            return RegisterActivation(out.epi.activation).on_pair<TC>(pair);
-        return pair;
     }
 
     // Piece q of the held tile written by this thread's own stores, for C that TMA cannot store:
@@ -81,7 +67,6 @@ struct DeferredTmaStoreEpilogue {
 #pragma unroll
             for (int p = 1; p < kPieces; ++p)
                 if (q == p) pair = packed[p * kPairs + i];
-            pair = held_pair(pair);
             const int r = row + 8 * (i % 2), j = col + 8 * (i / 2);  // pair 2j' + h: row + 8h, column 8j'
 #pragma unroll
             for (int half = 0; half < 2; ++half)
@@ -125,9 +110,8 @@ struct DeferredTmaStoreEpilogue {
                         packed[i] = tensor::pack_pair<TC>(scaled(acc[2 * i]), scaled(acc[2 * i + 1]));
                 };
                 // x * 1 is x: alpha = 1 skips 128 multiplies a thread, with the same bits. The fused
-                // epilogue's bias joins here, and the activation unless it is late; the rest when
-                // the pieces are stored.
-                if (!kLateActivation && activates_in_registers(out))
+                // epilogue's bias joins here; its aux and activation when the pieces are stored.
+                if (activates_in_registers(out))
                     pack_activated(acc, z, r0);
                 else if (out.epi.bias != nullptr)
                     pack_biased(acc, z, r0);
@@ -188,7 +172,7 @@ __global__ void GEMMKIT_CLUSTER_DIMS(TmaStoreCfg::kCluster, 1, 1) __launch_bound
                              const __grid_constant__ StreamKArgs sk) {
 #if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<TmaStoreCfg, T, TC, kTransA, kTransB>(
-        &map_a, &map_b, out, DeferredTmaStoreEpilogue<TC, TmaStoreCfg::BN / 2, false>{out, &map_c},
+        &map_a, &map_b, out, DeferredTmaStoreEpilogue<TC, TmaStoreCfg::BN / 2>{out, &map_c},
         StreamKSchedule<TmaStoreCfg>{sk});
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched

@@ -66,20 +66,6 @@ struct RegisterActivation {
         const float half = 0.5f * v, t = tanh_approx(v * fmaf(c3, v * v, c1));
         return relu ? (v < 0.0f ? 0.0f : v) : fmaf(half, t, half);
     }
-    // On a pair of values packed as TC (pack_pair): the deferred epilogue holds its tile packed
-    // with the bias and activates each piece as it stores it, under the next tile's wgmmas. It
-    // reads the pre-activation as rounded to TC, as docs/epilogues.md#what-a-value-goes-through
-    // says a value goes.
-    // Here, a piece of 32 values a thread at a time, ReLU takes a branch of its own, without the
-    // tanh.approx that the branchless form computes for every activation.
-    template <class TC>
-    __device__ __forceinline__ uint32_t on_pair(uint32_t pair) const {
-        TC v[2];
-        memcpy(v, &pair, sizeof v);
-        const float lo = to_float(v[0]), hi = to_float(v[1]);
-        if (relu) return tensor::pack_pair<TC>(lo < 0.0f ? 0.0f : lo, hi < 0.0f ? 0.0f : hi);
-        return tensor::pack_pair<TC>((*this)(lo), (*this)(hi));
-    }
 };
 
 // Whether the tile applies the epilogue's activation in registers (RegisterActivation).
