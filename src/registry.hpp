@@ -13,9 +13,11 @@
 namespace gemmkit {
 
 // Which of the plan's rules configure a row (plan.cpp, src/plan/*_rules.cu): none (the row runs
-// one configuration), or its family's.
+// one configuration), kTmaStoreTiles (one configuration, whose epilogue TMA-stores C where C
+// takes it: the FP8 rows and the grouped _tma_store rows), or its family's.
 enum class PlanRules {
-    kNone, kPipeline, kTf32Pipeline, kHopper, kTf32Hopper, kDmmaStreamK, kDmmaSized, kSplitK, kFewVectors
+    kNone, kPipeline, kTf32Pipeline, kHopper, kTf32Hopper, kDmmaStreamK, kDmmaSized, kSplitK, kFewVectors,
+    kTmaStoreTiles
 };
 
 // Bit for one op combination in KernelInfo::fast_ops.

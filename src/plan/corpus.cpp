@@ -11,6 +11,7 @@ struct TypeOf {
     const char* name;
     gemmkit_dtype ab, c;
     gemmkit_compute compute;
+    bool fast_accum = false;  // FP8: Scaling::fast_accum
 };
 constexpr TypeOf kTypes[] = {
     {"f32", GEMMKIT_R_32F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F},
@@ -20,6 +21,12 @@ constexpr TypeOf kTypes[] = {
     {"f16.f32c", GEMMKIT_R_16F, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F},
     {"bf16.f32c", GEMMKIT_R_16BF, GEMMKIT_R_32F, GEMMKIT_COMPUTE_32F},
     {"f64", GEMMKIT_R_64F, GEMMKIT_R_64F, GEMMKIT_COMPUTE_64F},
+};
+// FP8 (gemmkit_gemm_scaled_ex's calls): E4M3 A and B, C in BF16, per-tensor scales; ".fast" asks
+// for fast_accum. Only op(A) = T, op(B) = N runs, so they have a block of their own below.
+constexpr TypeOf kFp8Types[] = {
+    {"e4m3", GEMMKIT_R_8F_E4M3, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, false},
+    {"e4m3.fast", GEMMKIT_R_8F_E4M3, GEMMKIT_R_16BF, GEMMKIT_COMPUTE_32F, true},
 };
 
 // Fake operand addresses, 256-byte aligned and far apart (the plan reads only their alignment).
@@ -35,8 +42,10 @@ bool problem_of(const PlanCase& c, Problem* p, std::string* why) {
     const TypeOf* t = nullptr;
     for (const TypeOf& candidate : kTypes)
         if (c.type == candidate.name) t = &candidate;
+    for (const TypeOf& candidate : kFp8Types)
+        if (c.type == candidate.name) t = &candidate;
     if (t == nullptr) {
-        *why = "type = '" + c.type + "': use f32, tf32, f16, bf16, f16.f32c, bf16.f32c or f64";
+        *why = "type = '" + c.type + "': use f32, tf32, f16, bf16, f16.f32c, bf16.f32c, f64, e4m3 or e4m3.fast";
         return false;
     }
     Problem q;
@@ -45,6 +54,7 @@ bool problem_of(const PlanCase& c, Problem* p, std::string* why) {
     q.a_type = q.b_type = t->ab;
     q.c_type = t->c;
     q.compute = t->compute;
+    q.scaling.fast_accum = t->fast_accum;
     q.A = reinterpret_cast<const void*>(kFakeA);
     q.B = reinterpret_cast<const void*>(kFakeB);
     q.C = reinterpret_cast<void*>(kFakeC);
@@ -105,6 +115,10 @@ std::vector<PlanCase> plan_corpus() {
                                   {1024, {64, 64, 64}},  {16, {2048, 2048, 2048}}, {3, {7, 33, 129}},
                                   {8, {4096, 16, 4096}}, {2, {4096, 4096, 4096}}};
 
+    // FP8, op(A) = T and op(B) = N (A and B K-major): the FP8 issue's rows (#42), and odd m and n.
+    const Shape fp8_shapes[] = {{4096, 4096, 4096},  {8192, 8192, 8192}, {4096, 7168, 16384}, {4096, 4096, 7168},
+                                {128, 7168, 16384}, {64, 2112, 7168},   {1000, 17, 4096},    {7, 33, 128}};
+
     std::vector<PlanCase> cases;
     const gemmkit_op N = GEMMKIT_OP_N, T = GEMMKIT_OP_T;
     for (const TypeOf& t : kTypes)
@@ -124,6 +138,8 @@ std::vector<PlanCase> plan_corpus() {
     for (const TypeOf& t : kTypes)
         for (const BatchShape& b : batches)
             for (gemmkit_op a : {N, T}) cases.push_back({t.name, a, N, b.s.m, b.s.n, b.s.k, 0, false, b.batch});
+    for (const TypeOf& t : kFp8Types)
+        for (const Shape& s : fp8_shapes) cases.push_back({t.name, T, N, s.m, s.n, s.k, 0, false});
     return cases;
 }
 

@@ -1,6 +1,6 @@
 // The golden plan corpus: 1,084 problems that reach both sides of every rule in the plan (few
 // columns and few rows, deep k, small tiles and stream-K, odd leading dimensions that take
-// copies, C that TMA cannot store), and 112 strided batches, their plans as text.
+// copies, C that TMA cannot store), 112 strided batches and 16 FP8 problems, their plans as text.
 // tests/host/plan_corpus.txt holds the text for the built-in H100; the host test fails on any
 // difference, so every change to a rule shows up there as a reviewable diff. Regenerate it with
 //   gemmkit plan --corpus > tests/host/plan_corpus.txt
@@ -17,7 +17,7 @@ namespace gemmkit {
 // A problem the plan is asked for: no memory behind it. The operands sit at fake 256-byte-aligned
 // addresses; `pad` elements are added to each packed leading dimension (1: odd, TMA cannot read).
 struct PlanCase {
-    std::string type;  // f32 | tf32 | f16 | bf16 | f16.f32c | bf16.f32c | f64
+    std::string type;  // f32 | tf32 | f16 | bf16 | f16.f32c | bf16.f32c | f64 | e4m3 | e4m3.fast
     gemmkit_op transa = GEMMKIT_OP_N, transb = GEMMKIT_OP_N;
     int64_t m = 0, n = 0, k = 0;
     int64_t pad = 0;

@@ -287,14 +287,18 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
         if (level >= 12) split_stream_k<TmaStoreCfg>(q, d, plan);
         if (level == 13) defer_epilogue(d, plan);
     }
-    if (tf32 || level >= 11) {
-        const bool tma = tma_writes_c(q) && plan->bn >= 64;
-        plan->epilogue = tma ? EpiloguePath::kTmaStore : EpiloguePath::kRegisters;
-        plan->note("epilogue", epilogue_name(plan->epilogue),
-                   tma ? "beta 0, C's columns whole 16-byte chunks and 16-byte aligned"
-                   : plan->bn < 64 ? "a tile narrower than a staged piece writes C from registers"
-                                   : "TMA cannot store C here (beta != 0, or C's columns off 16 bytes)");
-    }
+    if (tf32 || level >= 11) choose_tma_store(q, plan);
+}
+
+void choose_tma_store(const Problem& p, Plan* plan) {
+    const bool tma = tma_writes_c(p) && plan->bn >= 64;
+    plan->epilogue = tma ? EpiloguePath::kTmaStore : EpiloguePath::kRegisters;
+    plan->note("epilogue", epilogue_name(plan->epilogue),
+               tma ? grouped(p) ? "beta 0, C's columns whole 16-byte chunks and 16-byte aligned; the tiles whole "
+                                  "inside their group (the others write C from registers)"
+                                : "beta 0, C's columns whole 16-byte chunks and 16-byte aligned"
+               : plan->bn < 64 ? "a tile narrower than a staged piece writes C from registers"
+                               : "TMA cannot store C here (beta != 0, or C's columns off 16 bytes)");
 }
 
 }  // namespace gemmkit

@@ -120,9 +120,11 @@ void configure(const Problem& p, const DeviceFacts& d, Plan* plan) {
         case PlanRules::kDmmaSized: return plan_dmma(p, d, true, plan);
         case PlanRules::kSplitK: return plan_split_k(p, d, plan);
         case PlanRules::kFewVectors: return plan_few_vectors(p, d, plan);
+        case PlanRules::kTmaStoreTiles:
         case PlanRules::kNone: break;
     }
     plan->config_name = std::to_string(t.BM) + "x" + std::to_string(t.BN) + " tiles";
+    if (info.rules == PlanRules::kTmaStoreTiles) choose_tma_store(p, plan);
 }
 
 // The fused epilogue in words, e.g. "bias + gelu-tanh + aux".

@@ -5,7 +5,7 @@
 // (split-K or stream-K), which operands are copied first, and the epilogue, each with a one-line
 // reason. The launchers only execute a plan (a switch over the family's configurations);
 // `gemmkit plan` prints one for any shape, and the golden corpus (tests/host/plan_corpus.txt)
-// records the plans of 1,084 problems so that every change to a rule shows up as a diff.
+// records the plans of 1,212 problems so that every change to a rule shows up as a diff.
 // docs/plan.md describes the rules and links each one's evidence.
 #pragma once
 

@@ -313,6 +313,31 @@ TEST(Fp8Plan, FastAccumPicksTheRowThatKeepsItsSums) {
     EXPECT_EQ(std::string(plan.kernel->name), "fp8.01_wgmma_scaled");
 }
 
+// The plan, not the launcher, decides the epilogue (choose_tma_store): TMA stores where beta is 0
+// and C's columns are whole 16-byte chunks; else the register epilogue. For every FP8 row.
+TEST(Fp8Plan, ThePlanTmaStoresCWhereCTakesIt) {
+    using gemmkit::EpiloguePath;
+    for (const char* name : {static_cast<const char*>(nullptr), "fp8.01_wgmma_scaled", "fp8.02_promoted"}) {
+        SCOPED_TRACE(name == nullptr ? "auto" : name);
+        auto epilogue_of = [&](const Problem& p) {
+            gemmkit::Plan plan;
+            std::string why;
+            EXPECT_TRUE(gemmkit::plan_gemm(p, h100_facts(), name, &plan, &why)) << why;
+            return plan.epilogue;
+        };
+        EXPECT_EQ(epilogue_of(fp8_problem()), EpiloguePath::kTmaStore);
+        Problem read = fp8_problem();
+        read.beta = 1.0;  // C read: the register epilogue
+        EXPECT_EQ(epilogue_of(read), EpiloguePath::kRegisters);
+        Problem odd_ldc = fp8_problem();
+        odd_ldc.ldc = 4097;  // columns off 16 bytes
+        EXPECT_EQ(epilogue_of(odd_ldc), EpiloguePath::kRegisters);
+        Problem odd_m = fp8_problem();
+        odd_m.m = 4095;  // a column of C is not whole 16-byte chunks
+        EXPECT_EQ(epilogue_of(odd_m), EpiloguePath::kRegisters);
+    }
+}
+
 TEST(Fp8Plan, OpsOtherThanTnAreNotServedSayingKMajor) {
     for (const auto& [ta, tb] : {std::pair{GEMMKIT_OP_N, GEMMKIT_OP_N}, {GEMMKIT_OP_N, GEMMKIT_OP_T},
                                  {GEMMKIT_OP_T, GEMMKIT_OP_T}}) {

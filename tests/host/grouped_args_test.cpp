@@ -127,6 +127,29 @@ TEST(GroupedPlan, TheRegisterEpilogueRowsAreNamedOnly) {
     }
 }
 
+// The plan decides the epilogue of the _tma_store rows (choose_tma_store); the register rows,
+// named, always store from registers.
+TEST(GroupedPlan, ThePlanTmaStoresCWhereCTakesIt) {
+    using gemmkit::EpiloguePath;
+    auto epilogue_of = [](const Problem& p, const char* name) {
+        gemmkit::Plan plan;
+        std::string why;
+        EXPECT_TRUE(gemmkit::plan_gemm(p, h100_facts(), name, &plan, &why)) << why;
+        return plan.epilogue;
+    };
+    for (gemmkit_dtype type : {GEMMKIT_R_16BF, GEMMKIT_R_16F}) {
+        EXPECT_EQ(epilogue_of(grouped_problem(8, type), nullptr), EpiloguePath::kTmaStore);
+        Problem read = grouped_problem(8, type);
+        read.beta = 1.0;
+        EXPECT_EQ(epilogue_of(read, nullptr), EpiloguePath::kRegisters);
+        Problem odd_ldc = grouped_problem(8, type);
+        odd_ldc.ldc = 4097;
+        EXPECT_EQ(epilogue_of(odd_ldc, nullptr), EpiloguePath::kRegisters);
+        const char* registers = type == GEMMKIT_R_16BF ? "bf16.16_grouped" : "f16.16_grouped";
+        EXPECT_EQ(epilogue_of(grouped_problem(8, type), registers), EpiloguePath::kRegisters);
+    }
+}
+
 TEST(GroupedPlan, GroupedRowsAndOtherRowsKeepApart) {
     const Problem grouped = grouped_problem(8);
     Problem plain = grouped;

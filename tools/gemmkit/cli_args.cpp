@@ -206,7 +206,7 @@ const std::vector<CommandSpec> kCommands = {
      "--write FILE records the winners for auto (src/tuning/sgemm_table.csv)"},
     {"explain", "[KERNEL]", 1, "registers, shared memory, spills, occupancy, arithmetic intensity"},
     {"plan", "", 0,
-     "what auto runs for --mnk shapes of --type (f32 tf32 f16 bf16 f64) and --ops, and\n"
+     "what auto runs for --mnk shapes of --type (f32 tf32 f16 bf16 f64 e4m3) and --ops, and\n"
      "why, on --device h100|h200 (built-in facts, no GPU needed) or current;\n"
      "--corpus prints the golden plan corpus (tests/host/plan_corpus.txt);\n"
      "--gpus P --m LIST: gemmkit_dist's plans (docs/dist.md)"},
@@ -278,7 +278,7 @@ const std::vector<OptionSpec> kOptions = {
     {"--versions", "GLOB[,GLOB]", "rowmean-matvec", "which of cpu, v1..v5 (default: all)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.versions = v, true; }},
     // plan checks --type and --device itself, against the types and devices it knows.
-    {"--type", "T", "plan explain", "f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32) or f64 (default f16)",
+    {"--type", "T", "plan explain", "f32, tf32, f16, bf16, f16.f32c, bf16.f32c (C in FP32), f64, e4m3 or e4m3.fast (FP8, C in BF16; default f16)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.type = v, true; }},
     {"--device", "D", "plan explain", "h100 (default), h200, or current (the GPU's own facts)",
      [](const std::string& v, Pending* p, std::string*) { return p->o.device = v, true; }},

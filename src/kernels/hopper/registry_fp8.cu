@@ -21,15 +21,16 @@ cudaError_t launch_fp8_kernel(const Problem& p, const Plan& plan, cudaStream_t s
     using SlabA = SharedSlabOfA<T, Cfg, true>;
     using SlabB = SharedSlabOfB<T, Cfg, false>;
     // A stored k x m and B stored k x n, k contiguous in both (op(A) = T, op(B) = N).
-    CUtensorMap map_a, map_b, map_c = {};  // map_c unused (zeros) where the register epilogue runs
+    CUtensorMap map_a, map_b, map_c = {};  // map_c unused (zeros) where the register epilogue runs (the plan's)
     cudaError_t err =
         encode_tensor_map(&map_a, p.A, p.a_type, p.k, p.m, p.lda, SlabA::kBoxRows, SlabA::kBoxCols);
     if (err != cudaSuccess) return err;
     err = encode_tensor_map(&map_b, p.B, p.b_type, p.k, p.n, p.ldb, SlabB::kBoxRows, SlabB::kBoxCols);
     if (err != cudaSuccess) return err;
     OutputArgs<TC> out = make_output_args<TC>(p);
-    out.tma_store = tma_writes_c(p) && encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
-                                                         c_box_cols(sizeof(TC))) == cudaSuccess;
+    out.tma_store = plan.epilogue == EpiloguePath::kTmaStore &&
+                    encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
+                                      c_box_cols(sizeof(TC))) == cudaSuccess;
     const Fp8Scales scales{p.scaling.a, p.scaling.b, p.scaling.mode == GEMMKIT_SCALE_OUTER};
     constexpr auto kernel = fp8_kernel<T, TC, Cfg>;
     constexpr int smem = fp8_smem_bytes<Cfg>();
@@ -106,7 +107,8 @@ void add_hopper_fp8(std::vector<KernelInfo>* table) {
         .fast_path = "A op T, B op N (both K-major; else NOT_SUPPORTED); A and B 16-byte aligned with lda, ldb "
                      "multiples of 16 (TMA; else NOT_SUPPORTED)",
         .fast_ops = op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), .fast_alignment = 16, .tile = tile_of<Fp8Cfg>(),
-        .serves_auto = true, .supports = hopper::supports_fp8, .launch = hopper::launch_fp8<Fp8Cfg>,
+        .serves_auto = true, .rules = PlanRules::kTmaStoreTiles, .supports = hopper::supports_fp8,
+        .launch = hopper::launch_fp8<Fp8Cfg>,
         .entry = entry_of<&hopper::fp8_kernel<Fp8Operands<false, false>, tensor::bf16, Fp8Cfg>>,
         .dynamic_smem_bytes = hopper::fp8_smem_bytes<Fp8Cfg>(), .fast_accum = true};
     table->push_back(step1);

@@ -11,7 +11,7 @@ namespace gemmkit::hopper {
 namespace {
 
 // kTmaStore: grouped_tma_store_kernel, which TMA-stores the tiles whole inside their group
-// where tma_writes_c(p) holds; else grouped_kernel.
+// where the plan says (choose_tma_store); else grouped_kernel.
 template <class T, class TC, bool kTransA, bool kTransB, bool kTmaStore>
 cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream_t stream) {
     using Cfg = std::conditional_t<kTmaStore, GroupedTmaStoreCfg, GroupedCfg>;
@@ -49,7 +49,7 @@ cudaError_t launch_grouped_kernel(const Problem& p, const Plan& plan, cudaStream
                                 static_cast<int>(p.groups.count));
     } else {
         CUtensorMap map_c = {};  // unused (zeros) where every tile takes the register epilogue
-        out.tma_store = tma_writes_c(p) &&
+        out.tma_store = plan.epilogue == EpiloguePath::kTmaStore &&
                         encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                           c_box_cols(sizeof(TC))) == cudaSuccess;
         return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out, p.groups.ends,
@@ -120,6 +120,7 @@ void add_hopper_grouped(std::vector<KernelInfo>* table) {
     f16_tma.name = "f16.16_grouped_tma_store";
     f16_tma.description = "the grouped GEMM with step 11's TMA-store epilogue for the tiles inside a group";
     f16_tma.serves_auto = true;
+    f16_tma.rules = PlanRules::kTmaStoreTiles;
     f16_tma.launch = hopper::launch_grouped<true>;
     f16_tma.entry = entry_of<&hopper::grouped_tma_store_kernel<half, half, false, false>>;
     f16_tma.dynamic_smem_bytes = hopper::grouped_smem_bytes<half, hopper::GroupedTmaStoreCfg>();
