@@ -126,6 +126,13 @@ class SanitizerStage(unittest.TestCase):
         self.assertIn("---- --kernels tf32.* (GPU 0) ----", memcheck_log)  # each process's output, in turn
         self.assertIn("all stages passed", result.stdout)
 
+    def test_the_fp8_family_runs_through_its_own_cases_only(self):
+        result, calls, _ = self.run_check(gpus=1, families="sgemm fp8 f16")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(calls[0], ["memcheck", "unset", "f16.*,sgemm.*"])  # verify checks no FP8 row
+        self.assertEqual(calls[1], ["racecheck", "unset", "f16.*,sgemm.*"])
+        self.assertEqual(calls[-1], ["memcheck", "unset", OWN_CASES])
+
     def test_one_gpu_runs_one_process_a_stage(self):
         result, calls, _ = self.run_check(gpus=1)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
