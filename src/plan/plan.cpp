@@ -16,9 +16,17 @@ namespace {
 
 bool is_auto(const char* kernel) { return kernel == nullptr || std::strcmp(kernel, "auto") == 0; }
 
+// Whether info may serve p's types: every row runs only problems whose A or B has its dtype (the
+// FP8 rows take E5M2 for one of them; tests/host/registry_test.cpp checks it for every row).
+// Asked first, it spares the plan the supports() of the other types' rows, which spell out their
+// refusals in strings: those took ~40% of a plan's ~4.8 us (docs/plan.md#cost).
+bool types_may_match(const KernelInfo& info, const Problem& p) {
+    return info.dtype == p.a_type || info.dtype == p.b_type;
+}
+
 bool runs_on(const KernelInfo& info, const Problem& p, const DeviceFacts& d) {
     std::string ignored;
-    return info.min_sm <= d.sm && row_supports(info, p, &ignored);
+    return info.min_sm <= d.sm && types_may_match(info, p) && row_supports(info, p, &ignored);
 }
 
 // FP32 with FP32 compute: the kernel `gemmkit tune` measured fastest for p's shape class, if it

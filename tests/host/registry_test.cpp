@@ -151,6 +151,33 @@ TEST(Registry, EveryKernelSupportsAProblemOfItsOwnTypes) {
     }
 }
 
+// The plan asks a row's supports() only where A or B has the row's dtype (plan.cpp,
+// types_may_match): no row may run a problem with neither. Every row, every combination of types
+// for A, B and C, every compute type, ops NN and TN (FP8's); grouped rows a grouped call.
+TEST(Registry, EveryRowRunsOnlyProblemsWithAOrBOfItsType) {
+    const gemmkit_dtype types[] = {GEMMKIT_R_32F,  GEMMKIT_R_64F,     GEMMKIT_R_16F,
+                                   GEMMKIT_R_16BF, GEMMKIT_R_8F_E4M3, GEMMKIT_R_8F_E5M2};
+    const gemmkit_compute computes[] = {GEMMKIT_COMPUTE_32F, GEMMKIT_COMPUTE_32F_FAST_TF32, GEMMKIT_COMPUTE_64F};
+    int served = 0;
+    for (const KernelInfo& k : registry())
+        for (gemmkit_dtype a : types)
+            for (gemmkit_dtype b : types)
+                for (gemmkit_dtype c : types)
+                    for (gemmkit_compute compute : computes)
+                        for (gemmkit_op ta : kOps) {
+                            Problem p = aligned_problem(a, compute, ta);
+                            p.b_type = b, p.c_type = c;
+                            if (k.groups) p.groups = {fake_ptr<const int32_t>(0x40000), 1};
+                            std::string why;
+                            if (!gemmkit::row_supports(k, p, &why)) continue;
+                            ++served;
+                            EXPECT_TRUE(k.dtype == a || k.dtype == b)
+                                << k.name << " runs A/B/C = " << gemmkit::dtype_name(a) << "/"
+                                << gemmkit::dtype_name(b) << "/" << gemmkit::dtype_name(c);
+                        }
+    EXPECT_GT(served, static_cast<int>(registry().size()));  // the grid reaches the rows at all
+}
+
 TEST(Registry, EveryKernelRefusesForeignTypesAndSaysWhy) {
     for (const KernelInfo& k : registry()) {
         const gemmkit_dtype other = k.dtype == GEMMKIT_R_64F ? GEMMKIT_R_16F : GEMMKIT_R_64F;
