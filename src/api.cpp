@@ -19,22 +19,6 @@ namespace {
 
 bool is_auto(const char* kernel) { return kernel == nullptr || std::strcmp(kernel, "auto") == 0; }
 
-// A pointer the device cannot dereference would fault inside the kernel; refuse it instead.
-gemmkit_status check_device_pointer(const void* ptr, const char* name) {
-    cudaPointerAttributes attr{};
-    cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        return fail(GEMMKIT_INVALID_VALUE, std::string(name) + " is not a pointer the CUDA runtime knows: " +
-                                               cudaGetErrorString(err));
-    }
-    if (attr.type == cudaMemoryTypeUnregistered)
-        return fail(GEMMKIT_INVALID_VALUE, std::string(name) +
-                                               " points to ordinary host memory; pass device, managed or "
-                                               "cudaHostRegister'ed memory");
-    return GEMMKIT_SUCCESS;
-}
-
 // Whether any registered kernel can run p's types and sizes on some device: a property of the
 // registry, not of the device, so that a type combination nothing serves is
 // GEMMKIT_NOT_SUPPORTED on a machine without a GPU too. Asked only when there is no device

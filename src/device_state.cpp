@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 
 #include <cuda_runtime_api.h>
@@ -95,6 +96,21 @@ cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_byt
     }
     if (err != cudaSuccess) cudaGetLastError();
     return err;
+}
+
+gemmkit_status check_device_pointer(const void* ptr, const char* name) {
+    cudaPointerAttributes attr{};
+    cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return fail(GEMMKIT_INVALID_VALUE, std::string(name) + " is not a pointer the CUDA runtime knows: " +
+                                               cudaGetErrorString(err));
+    }
+    if (attr.type == cudaMemoryTypeUnregistered)
+        return fail(GEMMKIT_INVALID_VALUE, std::string(name) +
+                                               " points to ordinary host memory; pass device, managed or "
+                                               "cudaHostRegister'ed memory");
+    return GEMMKIT_SUCCESS;
 }
 
 }  // namespace gemmkit

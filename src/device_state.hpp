@@ -37,4 +37,8 @@ cudaError_t opt_in_smem(const void* kernel, int smem_bytes);
 // CUDA error is left pending for the next launch.
 cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_bytes, int* per_sm);
 
+// GEMMKIT_SUCCESS, or GEMMKIT_INVALID_VALUE naming `name` where ptr is not memory the device can
+// dereference (ordinary host memory, or unknown to the runtime): it would fault in the kernel.
+gemmkit_status check_device_pointer(const void* ptr, const char* name);
+
 }  // namespace gemmkit
