@@ -58,12 +58,7 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
         if (named == nullptr && !any_kernel_supports(p, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
         return s;
     }
-    // Launch errors are read with cudaGetLastError() after the launch, which would also return
-    // (and clear) an error the caller left pending. Refuse to run instead, leaving it pending.
-    if (cudaError_t pending = cudaPeekAtLastError(); pending != cudaSuccess)
-        return fail(GEMMKIT_CUDA_ERROR, std::string("an earlier CUDA error is pending (left for the caller to "
-                                                    "clear with cudaGetLastError): ") +
-                                            cudaGetErrorString(pending));
+    if (gemmkit_status s = check_no_pending_error(); s != GEMMKIT_SUCCESS) return s;
     Plan plan;
     if (!plan_gemm(p, facts, kernel, &plan, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
     const KernelInfo* info = plan.kernel;

@@ -113,4 +113,12 @@ gemmkit_status check_device_pointer(const void* ptr, const char* name) {
     return GEMMKIT_SUCCESS;
 }
 
+gemmkit_status check_no_pending_error() {
+    if (cudaError_t pending = cudaPeekAtLastError(); pending != cudaSuccess)
+        return fail(GEMMKIT_CUDA_ERROR, std::string("an earlier CUDA error is pending (left for the caller to "
+                                                    "clear with cudaGetLastError): ") +
+                                            cudaGetErrorString(pending));
+    return GEMMKIT_SUCCESS;
+}
+
 }  // namespace gemmkit

@@ -41,4 +41,9 @@ cudaError_t resident_blocks_per_sm(const void* kernel, int threads, int smem_byt
 // dereference (ordinary host memory, or unknown to the runtime): it would fault in the kernel.
 gemmkit_status check_device_pointer(const void* ptr, const char* name);
 
+// GEMMKIT_SUCCESS, or GEMMKIT_CUDA_ERROR where a CUDA error the caller left is pending: launch
+// errors are read with cudaGetLastError() after a launch, which would also return (and clear)
+// that one. The entry points refuse to run instead, leaving it pending.
+gemmkit_status check_no_pending_error();
+
 }  // namespace gemmkit
