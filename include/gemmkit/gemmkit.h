@@ -250,6 +250,23 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_scaled_ex(cudaStream_t stream, gemmkit_o
                                                   const gemmkit_scaling* scaling, const gemmkit_epilogue* epilogue,
                                                   const char* kernel);
 
+/* FP8 operands for gemmkit_gemm_scaled_ex from BF16, FP16 or FP32 (x_type) values, with the
+ * scales computed on the device (no host sync; capturable in a CUDA graph). x is stored k x mn,
+ * column-major with ld ldx (k contiguous: A stored k x m for op T, B stored k x n for op N, the
+ * layout the scaled GEMM reads); q gets the FP8 values (q_type GEMMKIT_R_8F_E4M3 or _E5M2) in
+ * the same layout with ld ldq, and scales the FP32 values the GEMM takes, such that
+ * x ~ scales * q:
+ *   GEMMKIT_SCALE_TENSOR: scales[0] = amax(|x|) / F over all of x;
+ *   GEMMKIT_SCALE_OUTER:  scales[j] = amax(|x(:, j)|) / F for each of the mn columns (a row of
+ *                         op(A), or a column of op(B));
+ * F the format's largest finite value (448 for E4M3, 57344 for E5M2); an amax of 0 gives a scale
+ * of 1. q = x / scale rounded to nearest, saturating at +-F; a NaN or infinity in x gives a
+ * scale that is not finite. GEMMKIT_SCALE_BLOCK: NOT_SUPPORTED, as in the GEMM. k or mn of 0:
+ * nothing is written. Bad arguments: INVALID_VALUE naming them, nothing touched. */
+GEMMKIT_API gemmkit_status gemmkit_quantize_fp8(cudaStream_t stream, int64_t k, int64_t mn, const void* x,
+                                                gemmkit_dtype x_type, int64_t ldx, void* q, gemmkit_dtype q_type,
+                                                int64_t ldq, gemmkit_scale_mode mode, float* scales);
+
 /* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
  * default: all of them), leaving the rest to kernels that run beside them on other streams,
  * such as NCCL's while gemmkit_dist overlaps communication with a GEMM. Persistent and

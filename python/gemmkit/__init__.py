@@ -25,6 +25,7 @@ from ._api import (
     kernels,
     linear,
     matmul,
+    quantize_fp8,
     scaled_mm,
 )
 
@@ -57,5 +58,6 @@ __all__ = [
     "kernels",
     "linear",
     "matmul",
+    "quantize_fp8",
     "scaled_mm",
 ]

@@ -964,6 +964,50 @@ def scaled_mm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, use_fast_acc
     return out
 
 
+def quantize_fp8(x, dtype=None, *, scaling="tensor"):
+    """FP8 values and their scales for scaled_mm, computed on the device (gemmkit_quantize_fp8):
+    returns (q, scale) with x ~ scale * q, on torch's current stream.
+
+    x: a 2-D CUDA tensor of torch.bfloat16, torch.float16 or torch.float32 with its rows
+    contiguous (an activation a of (M, K), or a weight w of (N, K), which scaled_mm takes as
+    w.t()). dtype: torch.float8_e4m3fn (default) or torch.float8_e5m2. scaling: "tensor" (scale
+    of shape (), amax(|x|) / the format's largest value) or "row" (scale of shape (M,), one a
+    row: scaled_mm's outer scales). An all-zero x (or row) gets scale 1; values saturate. Torch
+    tensors only.
+    """
+    torch = _torch()
+    if torch is None or not _is_torch(x):
+        raise TypeError("quantize_fp8 takes a torch tensor")
+    dtype = dtype or torch.float8_e4m3fn
+    fp8 = _fp8_dtypes(torch)
+    if dtype not in fp8:
+        raise TypeError(f"dtype is {dtype}; quantize_fp8 writes torch.float8_e4m3fn or torch.float8_e5m2")
+    x_type = _torch_dtypes().get(x.dtype)
+    if x_type not in (R_32F, R_16F, R_16BF):
+        raise TypeError(f"x is {x.dtype}; quantize_fp8 takes torch.bfloat16, torch.float16 or torch.float32")
+    if scaling not in ("tensor", "row"):
+        raise ValueError(f"scaling is {scaling!r}; use 'tensor' or 'row'")
+    if x.dim() != 2:
+        raise ValueError(f"x must be 2-D; it has shape {tuple(x.shape)}")
+    rows, cols = x.shape
+    if (cols > 1 and x.stride(1) != 1) or (rows > 1 and x.stride(0) < cols):
+        raise ValueError(f"x must have its rows contiguous and apart; it has strides {tuple(x.stride())}")
+    if not x.is_cuda:
+        raise ValueError("x must be a CUDA tensor")
+    q = torch.empty((rows, cols), dtype=dtype, device=x.device)
+    # An empty x or row has amax 0, so scale 1; the library writes nothing then.
+    make = torch.ones if x.numel() == 0 else torch.empty
+    scale = make((rows,) if scaling == "row" else (), dtype=torch.float32, device=x.device)
+    device = x.get_device()
+    handle = torch.cuda.current_stream(device).cuda_stream
+    # Column-major, the library's terms: x's rows are columns of k = cols values (ld x.stride(0)).
+    status = _C.quantize_fp8(handle, device, cols, rows, x.data_ptr(), x_type, max(x.stride(0), cols, 1),
+                             q.data_ptr(), fp8[dtype], max(cols, 1), 1 if scaling == "row" else 0, scale.data_ptr())
+    if status != 0:
+        _raise_status(status)
+    return q, scale
+
+
 def kernels():
     """The registered kernel names, in ladder order (what kernel= takes)."""
     return _C.kernel_names()

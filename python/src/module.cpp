@@ -194,6 +194,17 @@ int gemm_scaled(uintptr_t stream, int device, int64_t m, int64_t n, int64_t k, d
                                   bias != 0 ? &e : nullptr, kernel ? kernel->c_str() : nullptr);
 }
 
+// gemmkit_quantize_fp8: x (k x mn, ld ldx) into FP8 q (ld ldq) and its scales (mode 0 per
+// tensor, 1 per column); returns the gemmkit_status.
+int quantize_fp8(uintptr_t stream, int device, int64_t k, int64_t mn, uintptr_t x, int x_type, int64_t ldx,
+                 uintptr_t q, int q_type, int64_t ldq, int mode, uintptr_t scales) {
+    DeviceScope scope(device);
+    return gemmkit_quantize_fp8(reinterpret_cast<cudaStream_t>(stream), k, mn, reinterpret_cast<const void*>(x),
+                                static_cast<gemmkit_dtype>(x_type), ldx, reinterpret_cast<void*>(q),
+                                static_cast<gemmkit_dtype>(q_type), ldq, static_cast<gemmkit_scale_mode>(mode),
+                                reinterpret_cast<float*>(scales));
+}
+
 // For scripts/python-overhead: `iters` back-to-back calls of gemm() with these arguments,
 // timed with CUDA events on `stream`; returns milliseconds per call. The C API's own time, with
 // no Python between calls, to compare the Python entry points against.
@@ -331,6 +342,9 @@ NB_MODULE(_C, m) {
           nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"), nb::arg("C"), nb::arg("c_type"), nb::arg("ldc"),
           nb::arg("mode"), nb::arg("scale_a"), nb::arg("scale_b"), nb::arg("fast_accum"), nb::arg("bias"),
           nb::arg("kernel").none());
+    m.def("quantize_fp8", &quantize_fp8, nb::arg("stream"), nb::arg("device"), nb::arg("k"), nb::arg("mn"),
+          nb::arg("x"), nb::arg("x_type"), nb::arg("ldx"), nb::arg("q"), nb::arg("q_type"), nb::arg("ldq"),
+          nb::arg("mode"), nb::arg("scales"));
     m.def("time_gemm", &time_gemm, nb::arg("iters"), nb::arg("stream"), nb::arg("device"), nb::arg("transa"),
           nb::arg("transb"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("alpha"), nb::arg("A"),
           nb::arg("a_type"), nb::arg("lda"), nb::arg("B"), nb::arg("b_type"), nb::arg("ldb"), nb::arg("beta"),

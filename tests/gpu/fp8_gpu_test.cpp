@@ -21,6 +21,7 @@
 #include <cuda_fp8.h>
 
 #include "../host/test_util.hpp"  // contains, names
+#include "fp8_values.hpp"
 #include "gpu_test.hpp"
 #include "reference/cpu_gemm.hpp"
 #include "verify/dtypes.hpp"
@@ -56,23 +57,6 @@ verify::Tolerance fp8_tolerance(gemmkit_dtype c_type, int64_t k) {
     t.rel_frobenius = 8.0 * t.unit_roundoff * (std::sqrt(static_cast<double>(k)) + 1.0) + t.output_roundoff;
     return t;
 }
-
-// FP8 bit patterns: x rounded to nearest (cuda_fp8.h saturates to the largest finite value), and
-// back, exactly. 0x7F is NaN in both formats (E4M3: S.1111.111, E5M2: S.11111.11).
-uint8_t to_fp8(float x, gemmkit_dtype t) {
-    return t == GEMMKIT_R_8F_E5M2 ? __nv_fp8_e5m2(x).__x : __nv_fp8_e4m3(x).__x;
-}
-float fp8_value(uint8_t bits, gemmkit_dtype t) {
-    if (t == GEMMKIT_R_8F_E5M2) {
-        __nv_fp8_e5m2 q;
-        q.__x = bits;
-        return static_cast<float>(q);
-    }
-    __nv_fp8_e4m3 q;
-    q.__x = bits;
-    return static_cast<float>(q);
-}
-constexpr uint8_t kFp8NaN = 0x7F;
 
 // Element `index` of a buffer of `type` (BF16, FP16, FP32) as bytes: set from a double (rounded
 // to nearest) and read as one (exactly).

@@ -158,3 +158,62 @@ def test_bad_layouts_are_refused_before_any_work():
     with pytest.raises(ValueError, match="scale_a has"):
         gemmkit.scaled_mm(a, b, torch.ones(64, device="cuda"), one, out=out)
     assert bool((out == 7.0).all())
+
+
+# --- quantize_fp8 -----------------------------------------------------------------------------
+
+def test_quantize_refuses_other_arrays():
+    with pytest.raises(TypeError, match="torch tensor"):
+        gemmkit.quantize_fp8([1.0, 2.0])
+    assert "quantize_fp8" in gemmkit.__all__
+
+
+def _fp8_max(dtype):
+    return 448.0 if dtype == torch.float8_e4m3fn else 57344.0
+
+
+@needs_torch_gpu
+@pytest.mark.parametrize("scaling", ["tensor", "row"])
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("x_dtype", ["bfloat16", "float16", "float32"])
+def test_quantize_follows_the_rule(scaling, dtype, x_dtype):
+    dtype, x_dtype = getattr(torch, dtype), getattr(torch, x_dtype)
+    g = torch.Generator(device="cuda").manual_seed(5)
+    x = (torch.randn(37, 300, device="cuda", generator=g) * torch.logspace(-3, 3, 37, device="cuda")[:, None])
+    x[4] = 0  # an all-zero row
+    x = x.to(x_dtype)
+    q, scale = gemmkit.quantize_fp8(x, dtype, scaling=scaling)
+    assert q.dtype == dtype and q.shape == x.shape and scale.dtype == torch.float32
+    amax = x.float().abs().amax(dim=1 if scaling == "row" else None)
+    want = torch.where(amax == 0, torch.ones_like(amax), amax / _fp8_max(dtype))
+    assert torch.equal(scale, want)
+    inv = 1.0 / (want[:, None] if scaling == "row" else want)
+    expected = (x.float() * inv).clamp(-_fp8_max(dtype), _fp8_max(dtype)).to(dtype)
+    assert torch.equal(q.view(torch.uint8), expected.view(torch.uint8))
+
+
+@needs_sm90
+def test_quantized_operands_multiply_close_to_the_originals():
+    g = torch.Generator(device="cuda").manual_seed(9)
+    a = torch.randn(64, 512, device="cuda", generator=g, dtype=torch.bfloat16)
+    w = torch.randn(48, 512, device="cuda", generator=g, dtype=torch.bfloat16)  # a weight (N, K)
+    qa, sa = gemmkit.quantize_fp8(a, scaling="row")
+    qw, sw = gemmkit.quantize_fp8(w, scaling="row")
+    out = gemmkit.scaled_mm(qa, qw.t(), sa, sw, out_dtype=torch.float32)
+    ref = a.double() @ w.double().t()
+    assert ((out.double() - ref).norm() / ref.norm()).item() < 0.0625
+
+
+@needs_torch_gpu
+def test_quantize_checks_its_arguments():
+    x = torch.ones(4, 8, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="float8"):
+        gemmkit.quantize_fp8(x, torch.float16)
+    with pytest.raises(TypeError, match="x is torch.float64"):
+        gemmkit.quantize_fp8(x.double())
+    with pytest.raises(ValueError, match="'tensor' or 'row'"):
+        gemmkit.quantize_fp8(x, scaling="column")
+    with pytest.raises(ValueError, match="rows contiguous"):
+        gemmkit.quantize_fp8(x.t())
+    q, scale = gemmkit.quantize_fp8(x[:0])
+    assert q.shape == (0, 8) and scale.item() == 1.0

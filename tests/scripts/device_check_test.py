@@ -70,7 +70,7 @@ esac
 
 FAKE_TESTS = '#!/usr/bin/env bash\necho "[  PASSED  ] 3 tests."\n'
 
-OWN_CASES = "*Grouped*:*Fp8*"  # the GPU cases of the rows gemmkit verify cannot feed
+OWN_CASES = "*Grouped*:*Fp8*:*Quantize*"  # the GPU cases of what gemmkit verify cannot feed
 
 
 class SanitizerStage(unittest.TestCase):
@@ -121,7 +121,7 @@ class SanitizerStage(unittest.TestCase):
                           ("memcheck", "tf32.09*")])
         self.assertEqual(own, [["memcheck", "unset", OWN_CASES]])  # one process, all its GPUs
         self.assertIn("memcheck:   ERROR SUMMARY: 0 errors (x5)", result.stdout)
-        self.assertIn("memcheck on the grouped and FP8 cases: ERROR SUMMARY: 0 errors\n", result.stdout)
+        self.assertIn("memcheck on the grouped, FP8 and quantize cases: ERROR SUMMARY: 0 errors\n", result.stdout)
         self.assertIn("racecheck:  RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) (x5)", result.stdout)
         self.assertIn("---- --kernels tf32.* (GPU 0) ----", memcheck_log)  # each process's output, in turn
         self.assertIn("all stages passed", result.stdout)
@@ -151,7 +151,7 @@ class SanitizerStage(unittest.TestCase):
     def test_failing_own_cases_fail_their_stage(self):
         result, _, _ = self.run_check(gpus=2, failing_filter=OWN_CASES)
         self.assertEqual(result.returncode, 1)
-        self.assertIn("memcheck on the grouped and FP8 cases: ERROR SUMMARY: 1 error (exit 1)", result.stdout)
+        self.assertIn("memcheck on the grouped, FP8 and quantize cases: ERROR SUMMARY: 1 error (exit 1)", result.stdout)
         self.assertIn("FAILED stages: memcheck-own-cases", result.stdout)
 
 
