@@ -20,4 +20,11 @@ gemmkit_status read_epilogue(const gemmkit_epilogue* d, gemmkit_dtype c_type, Ep
 // the scale pointers' alignment, and that A and B are FP8.
 gemmkit_status read_scaling(const gemmkit_scaling* d, gemmkit_dtype a_type, gemmkit_dtype b_type, Scaling* out);
 
+struct QuantizeArgs;  // kernels/fp8/quantize.hpp
+
+// gemmkit_quantize_fp8's arguments, all that they decide alone (no device): INVALID_VALUE or
+// NOT_SUPPORTED naming the argument; *nothing where there is nothing to do (k or mn of 0: as in
+// cuBLAS, no pointer is read then).
+gemmkit_status validate_quantize(const QuantizeArgs& a, bool* nothing);
+
 }  // namespace gemmkit
