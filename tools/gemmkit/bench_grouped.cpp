@@ -156,23 +156,20 @@ struct Layer {
         return gemmkit_gemm_ex(stream, GEMMKIT_OP_T, GEMMKIT_OP_N, s.out, s.tokens, s.in, &alpha, a.data(), t.ab, s.in,
                                b.data(), t.ab, s.in, &beta, c.data(), t.c, s.out, t.compute, "auto") == GEMMKIT_SUCCESS;
     }
-    bool run_dense_cublas(const ref::Cublas& blas) const {
-        return cublasGemmEx(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(s.out), static_cast<int>(s.tokens),
-                            static_cast<int>(s.in), &alpha, a.data(), cuda_type(t.ab), static_cast<int>(s.in), b.data(),
-                            cuda_type(t.ab), static_cast<int>(s.in), &beta, c.data(), cuda_type(t.c),
-                            static_cast<int>(s.out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
-    }
+    bool run_dense_cublas(const ref::Cublas& blas) const { return cublas_gemm(blas, a.data(), b.data(), c.data(), s.tokens); }
     bool run_loop(const ref::Cublas& blas) const {
         for (size_t g = 0; g < ends.size(); ++g) {
             const int64_t cols = ends[g] - begin(g);
-            if (cols == 0) continue;
-            if (cublasGemmEx(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(s.out), static_cast<int>(cols),
-                             static_cast<int>(s.in), &alpha, a_of(g), cuda_type(t.ab), static_cast<int>(s.in), b_of(g),
-                             cuda_type(t.ab), static_cast<int>(s.in), &beta, c_of(g), cuda_type(t.c),
-                             static_cast<int>(s.out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
-                return false;
+            if (cols != 0 && !cublas_gemm(blas, a_of(g), b_of(g), c_of(g), cols)) return false;
         }
         return true;
+    }
+    // One cublasGemmEx of the layer's shape over `cols` tokens: C (out x cols) = W^T x^T.
+    bool cublas_gemm(const ref::Cublas& blas, const void* w, const void* x, void* out, int64_t cols) const {
+        return cublasGemmEx(blas.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(s.out), static_cast<int>(cols),
+                            static_cast<int>(s.in), &alpha, w, cuda_type(t.ab), static_cast<int>(s.in), x,
+                            cuda_type(t.ab), static_cast<int>(s.in), &beta, out, cuda_type(t.c), static_cast<int>(s.out),
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
     }
     cublasStatus_t run_grouped(const ref::Cublas& blas) const {
         return cublasGemmGroupedBatchedEx(blas.get(), ta_arr.data(), tb_arr.data(), m_arr.data(), n_arr.data(),
