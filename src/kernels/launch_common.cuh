@@ -82,6 +82,16 @@ __device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
     args.C += z * args.stride_c;
 }
 
+// C of the block's problem in a strided batch (blockIdx.z), moved after the main loop: for the
+// mma.sync pipeline kernels, which read A and B of their problem through TileOperands(batch)
+// and leave args as it came. Moved at the kernel's start (select_batch), args lived in
+// registers: the main loops lost their uniform registers, 4-14% more instructions a k step,
+// and f16.05 ran 12-26% slower than before batches (docs/epilogues.md#select-late).
+template <class T, class TC>
+__device__ __forceinline__ void select_batch_c(GemmArgs<T, TC>& args) {
+    args.C += static_cast<int64_t>(blockIdx.z) * args.stride_c;
+}
+
 // A launch's grid with one layer (gridDim.z) a problem of p's batch. The API launches at most
 // ChunkLimits::max_batch problems at once (chunking.hpp).
 inline dim3 batch_grid(dim3 grid, const Problem& p) {
@@ -122,6 +132,8 @@ __host__ __device__ __forceinline__ int64_t op_offset(int row, int col, int64_t 
 // Where a block's tile of C at (m0, n0) reads its operands, one K-slab of BK at a time:
 // op(A)(m0, 0) and op(B)(0, n0) and how far a slab moves each, how many rows and columns of C
 // lie from the tile's origin on (the copies clip to them), and how many slabs cover k.
+// `batch`: the problem of a strided batch the block computes (blockIdx.z), for kernels that
+// leave args as it came (select_batch_late); 0 where select_batch has moved A and B already.
 template <class T, int BK, bool kTransA, bool kTransB>
 struct TileOperands {
     const T* a;
@@ -130,9 +142,9 @@ struct TileOperands {
     int m_left, n_left, slabs;
 
     template <class Args>
-    __device__ __forceinline__ TileOperands(const Args& args, int m0, int n0)
-        : a(args.A + op_offset<kTransA>(m0, 0, args.lda)),
-          b(args.B + op_offset<kTransB>(0, n0, args.ldb)),
+    __device__ __forceinline__ TileOperands(const Args& args, int m0, int n0, int64_t batch = 0)
+        : a(args.A + batch * args.stride_a + op_offset<kTransA>(m0, 0, args.lda)),
+          b(args.B + batch * args.stride_b + op_offset<kTransB>(0, n0, args.ldb)),
           a_slab(op_offset<kTransA>(0, BK, args.lda)),
           b_slab(op_offset<kTransB>(BK, 0, args.ldb)),
           m_left(args.m - m0),

@@ -47,9 +47,10 @@ struct SlabRing {
     uint32_t ringA, ringB;  // shared addresses of stage 0
     int k;
 
+    // A and B of the block's problem of a strided batch (blockIdx.z): args is as it came.
     template <class TC>
     __device__ SlabRing(const GemmArgs<T, TC>& args, int m0, int n0, unsigned char* smem)
-        : operands(args, m0, n0),
+        : operands(args, m0, n0, blockIdx.z),
           copyA(args.lda),
           copyB(args.ldb),
           ringA(ptx::smem_addr(smem)),
@@ -76,9 +77,9 @@ struct SlabRing {
         if (kFull || s < operands.slabs) {
             const int k_left = k - s * Cfg::BK;
             const int m_left = operands.m_left, n_left = operands.n_left;
-            copyA.issue(a_stage(stage), operands.a_of(s), operands.a_slab, m_left, k_left,
+            copyA.issue(a_stage(stage), operands.a_of(s), m_left, k_left,
                         kFull || (k_left >= Cfg::BK && m_left >= Cfg::BM));
-            copyB.issue(b_stage(stage), operands.b_of(s), operands.b_slab, n_left, k_left,
+            copyB.issue(b_stage(stage), operands.b_of(s), n_left, k_left,
                         kFull || (k_left >= Cfg::BK && n_left >= Cfg::BN));
         }
         ptx::cp_async_commit();
@@ -102,7 +103,7 @@ struct BlockPlace {
 template <class Cfg, class Order, class T, class TC, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmArgs<T, TC> args) {
     extern __shared__ __align__(128) unsigned char smem[];
-    select_batch<false>(args);  // 16-byte copies: never pointer arrays
+    // A batch's problem: A and B through the ring, C after the main loop (select_batch_c).
     const auto [m0, n0, wm0, wn0] = BlockPlace<Cfg>::template of<Order>(args);
     using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
     const Ring ring(args, m0, n0, smem);
@@ -132,6 +133,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
         for (; s + Cfg::kStages - 1 < full_end; ++s) step(s, std::true_type{});
     for (; s < slabs; ++s) step(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
+    select_batch_c(args);
     store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(
         acc, args, m0 + wm0, n0 + wn0);
 }

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     constexpr int kSteps = kStepsPerSlab<Cfg, T>;
     static_assert(kSteps % 2 == 0, "a slab ends on the fragment set the next one starts with");
     extern __shared__ __align__(128) unsigned char smem[];
-    select_batch<false>(args);  // 16-byte copies: never pointer arrays
+    // A batch's problem: A and B through the ring, C after the main loop (select_batch_c).
     const auto [m0, n0, wm0, wn0] = BlockPlace<Cfg>::template of<Order>(args);
     using Ring = SlabRing<Cfg, T, kTransA, kTransB>;
     const Ring ring(args, m0, n0, smem);
@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     for (; s < slabs; ++s) slab(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     using Epilogue = StagedEpilogue<Cfg, TC>;
+    select_batch_c(args);
     static_assert(!Epilogue::kApplies || !(Ring::SlabA::kPermutedUnits || Ring::SlabB::kPermutedUnits),
                   "the staged epilogue takes the accumulators in unit order");
     if constexpr (Epilogue::kApplies && Epilogue::kBytes <= pipeline_smem_bytes<Cfg, T>()) {

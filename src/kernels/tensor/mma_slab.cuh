@@ -135,27 +135,10 @@ struct MmaSlab {
             step = kRowStep * ld;
         }
 
-        // The offset between a thread's chunks, given the offset between slabs (slab_step). In an
-        // mn-major slab the rows are the slab's k rows, so the chunks' kRowStep rows are a fixed
-        // fraction of the slab's BK: derived from slab_step, which the caller keeps live anyway,
-        // `step` need not be (a 64-bit value the FP32-C pipeline kernel spilled,
-        // docs/epilogues.md#select-late).
-        __device__ int64_t chunk_step(int64_t slab_step) const {
-            if constexpr (kMnContiguous) {
-                static_assert(kRows % kRowStep == 0, "a slab is whole chunk rows");
-                return slab_step / (kRows / kRowStep);
-            } else {
-                return step;
-            }
-        }
-
-        // Copies the slab at x (slab_step elements after the previous slab) into the stage at
-        // shared byte address `stage`: each chunk reads only its inside part (cp.async src-size),
-        // the rest is zero-filled.
-        __device__ void issue(uint32_t stage, const T* x, int64_t slab_step, int mn_left, int k_left,
-                              bool full) const {
+        // Copies the slab at x into the stage at shared byte address `stage`: each chunk
+        // reads only its inside part (cp.async src-size), the rest is zero-filled.
+        __device__ void issue(uint32_t stage, const T* x, int mn_left, int k_left, bool full) const {
             constexpr uint32_t kSmemStep = kRowStep * kRowElems * sizeof(T);
-            const int64_t step = chunk_step(slab_step);
             if (full) {
 #pragma unroll
                 for (int i = 0; i < kPerThread; ++i)
