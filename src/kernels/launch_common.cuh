@@ -133,7 +133,7 @@ __host__ __device__ __forceinline__ int64_t op_offset(int row, int col, int64_t 
 // op(A)(m0, 0) and op(B)(0, n0) and how far a slab moves each, how many rows and columns of C
 // lie from the tile's origin on (the copies clip to them), and how many slabs cover k.
 // `batch`: the problem of a strided batch the block computes (blockIdx.z), for kernels that
-// leave args as it came (select_batch_late); 0 where select_batch has moved A and B already.
+// leave args as it came (SlabRing, with select_batch_c); 0 where select_batch has moved A and B.
 template <class T, int BK, bool kTransA, bool kTransB>
 struct TileOperands {
     const T* a;
