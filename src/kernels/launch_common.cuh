@@ -85,8 +85,9 @@ __device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
 // C of the block's problem in a strided batch (blockIdx.z), moved after the main loop: for the
 // mma.sync pipeline kernels, which read A and B of their problem through TileOperands(batch)
 // and leave args as it came. Moved at the kernel's start (select_batch), args lived in
-// registers: the main loops lost their uniform registers, 4-14% more instructions a k step,
-// and f16.05 ran 12-26% slower than before batches (docs/epilogues.md#select-late).
+// registers, and with a chunk step derived from the slab step (since reverted) the main loops
+// lost their uniform registers: 4-14% more instructions a k step, and f16.05 ran 12-26% slower
+// than before batches (docs/epilogues.md#select-late).
 template <class T, class TC>
 __device__ __forceinline__ void select_batch_c(GemmArgs<T, TC>& args) {
     args.C += static_cast<int64_t>(blockIdx.z) * args.stride_c;
