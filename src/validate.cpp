@@ -268,7 +268,7 @@ gemmkit_status validate_quantize(const QuantizeArgs& a, bool* nothing) {
     if (a.scales == nullptr) return invalid("scales is NULL");
     const int64_t x_size = static_cast<int64_t>(dtype_size(a.x_type));
     if (misaligned(a.x, a.x_type)) return invalid("x is not aligned to its element size (" + num(x_size) + " bytes)");
-    if (reinterpret_cast<uintptr_t>(a.scales) % sizeof(float) != 0) return invalid("scales is not 4-byte aligned");
+    if (misaligned(a.scales, GEMMKIT_R_32F)) return invalid("scales is not 4-byte aligned");
     const int64_t x_bytes = extent_bytes(a.k, a.mn, a.ldx, x_size), q_bytes = extent_bytes(a.k, a.mn, a.ldq, 1);
     if (x_bytes < 0) return invalid("ldx = " + num(a.ldx) + ": x's extent passes a 64-bit offset");
     if (q_bytes < 0) return invalid("ldq = " + num(a.ldq) + ": q's extent passes a 64-bit offset");
