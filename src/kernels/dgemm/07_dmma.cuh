@@ -249,9 +249,10 @@ struct DmmaBlock {
 
     // acc += the tile at (m0, n0) over its K-slabs [kb, ke). The ring numbers slabs across calls:
     // this range's are q0, q0 + 1, ... (the caller adds ke - kb to q0 for the next range), so
-    // its stages' phases continue where the last range left them.
-    __device__ void accumulate(Acc& acc, int m0, int n0, int kb, int ke, int q0) const {
-        const TileOperands<double, Cfg::BK, kTransA, kTransB> operands(args, m0, n0);
+    // its stages' phases continue where the last range left them. batch: the problem of a
+    // strided batch (TileOperands), 0 where select_batch has moved args.
+    __device__ void accumulate(Acc& acc, int m0, int n0, int kb, int ke, int q0, int64_t batch = 0) const {
+        const TileOperands<double, Cfg::BK, kTransA, kTransB> operands(args, m0, n0, batch);
         const int last = q0 + ke - kb;  // one past this range's last slab, in ring numbering
         const int slab_of_q = kb - q0;  // ring slab q is the tile's slab q + slab_of_q
         // Ring slabs below full_end lie wholly inside A and B: their copies need no checks.
@@ -402,13 +403,19 @@ template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) dmma_kernel(GemmArgs<double> args) {
 #if GEMMKIT_SM90_CODE
     extern __shared__ __align__(128) double smem[];
-    select_batch<kCopy8>(args);
+    // A batch's problem. The 16-byte variant takes strided batches only: A and B move through
+    // TileOperands, C after the main loop, and args stays in the parameter bank through the
+    // loop (moved at the start, it took the loop off the uniform registers:
+    // docs/epilogues.md#select-late). The 8-byte variant may be given pointer arrays.
+    if constexpr (kCopy8) select_batch<true>(args);
+    const int64_t batch = kCopy8 ? 0 : blockIdx.z;
     constexpr bool kFragsAhead = Cfg::kFragsAheadForAT && kTransA;
     const DmmaBlock<Cfg, kTransA, kTransB, kCopy8, kFragsAhead> block(args, smem);
     const int tiles_m = (args.m + Cfg::BM - 1) / Cfg::BM;
     const int m0 = blockIdx.x % tiles_m * Cfg::BM, n0 = blockIdx.x / tiles_m * Cfg::BN;
     double acc[Cfg::MI][Cfg::NI][4] = {};
-    block.accumulate(acc, m0, n0, 0, (args.k + Cfg::BK - 1) / Cfg::BK, 0);
+    block.accumulate(acc, m0, n0, 0, (args.k + Cfg::BK - 1) / Cfg::BK, 0, batch);
+    if constexpr (!kCopy8) select_batch_c(args);
     block.store(acc, m0, n0);
 #else
     __trap();  // an image below sm_90 (ptx/arch.cuh): launch_dmma never starts it
