@@ -60,7 +60,7 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
     }
     if (gemmkit_status s = check_no_pending_error(); s != GEMMKIT_SUCCESS) return s;
     Plan plan;
-    if (!plan_gemm(p, facts, kernel, &plan, &why)) return fail(GEMMKIT_NOT_SUPPORTED, why);
+    if (!plan_gemm(p, facts, kernel, &plan, &why, /*explain=*/false)) return fail(GEMMKIT_NOT_SUPPORTED, why);
     const KernelInfo* info = plan.kernel;
 
     const bool arrays = pointer_arrays(p);
@@ -88,7 +88,7 @@ gemmkit_status gemm(const Problem& p, bool alpha_null, bool beta_null, cudaStrea
                 return info->launch(sub, plan, stream);
             Plan part;
             std::string ignored;
-            if (!plan_gemm(sub, facts, info->name, &part, &ignored)) return cudaErrorInvalidValue;
+            if (!plan_gemm(sub, facts, info->name, &part, &ignored, /*explain=*/false)) return cudaErrorInvalidValue;
             return info->launch(sub, part, stream);
         });
     }

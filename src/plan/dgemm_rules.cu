@@ -78,7 +78,7 @@ void plan_dmma(const Problem& p, const DeviceFacts& d, bool sized, Plan* plan) {
                                                    "(dmma_small_tiles_pay)"
                                                  : "C has at most 64 columns (rows): tiles as narrow as C "
                                                    "(dmma_narrow_tile)";
-    plan->reasons.insert(plan->reasons.end() - 1, Decision{"tiles", plan->config_name, why});
+    plan->note_before_last("tiles", plan->config_name, why);
 }
 
 }  // namespace gemmkit

@@ -226,7 +226,7 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
         plan->kernel = row;
         plan->fallback_config = pipeline.config;
         plan->config = static_cast<int>(HopperTiles::kPipeline);
-        plan->reasons.insert(plan->reasons.end() - 1, Decision{"kernel", "mma.sync pipeline", why});
+        plan->note_before_last("kernel", "mma.sync pipeline", why);
     };
     if (!d.hopper_code) return run_pipeline("the sm_90a kernels (wgmma, TMA) are not loaded for this device");
     // A batch runs on the wgmma kernels where TMA reads it as it is: a copy or a transpose would

@@ -146,8 +146,9 @@ std::string fused_name(const Epilogue& e) {
 
 }  // namespace
 
-bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why) {
+bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why, bool explain) {
     Plan plan;
+    plan.explain = explain;
     plan.sm_count = d.sm_count;
     plan.batch = p.batch.count;
     plan.pointer_arrays = pointer_arrays(p);

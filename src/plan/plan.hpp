@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plan/device_facts.hpp"
@@ -60,17 +61,26 @@ struct Plan {
     int sm_count = 0;                // the device's, for the grids (from the facts planned for)
     int64_t batch = 1;               // problems run in one launch, one a layer of the grid (Batch)
     bool pointer_arrays = false;     // their matrices from device arrays of pointers
-    std::vector<Decision> reasons;
+    std::vector<Decision> reasons;  // empty where explain is false
+    // Whether note() records the reasons. `gemmkit plan` and the corpus print them; a GEMM call
+    // does not ask for them and skips their strings, half of planning's time (docs/plan.md#cost).
+    bool explain = true;
 
-    void note(std::string what, std::string choice, std::string why) {
-        reasons.push_back({std::move(what), std::move(choice), std::move(why)});
+    void note(std::string_view what, std::string_view choice, std::string_view why) {
+        if (explain) reasons.push_back({std::string(what), std::string(choice), std::string(why)});
+    }
+    // A decision told before the last one noted: a rule that takes back the choice that one named.
+    void note_before_last(std::string_view what, std::string_view choice, std::string_view why) {
+        if (explain && !reasons.empty())
+            reasons.insert(reasons.end() - 1, {std::string(what), std::string(choice), std::string(why)});
     }
 };
 
 // The plan for p on a device with facts d. `kernel`: nullptr or "auto" for `auto`'s choice, else a
 // registry name. Returns false (with *why) when no kernel serves p there, or the named one
-// cannot (unknown, wrong types, needs a newer GPU).
-bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why);
+// cannot (unknown, wrong types, needs a newer GPU). explain: whether the plan keeps its reasons.
+bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan* out, std::string* why,
+               bool explain = true);
 
 // One line that names every field of the plan (the golden corpus's format), and the reasons, one
 // a line, indented.

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -71,6 +72,27 @@ TEST(PlanCorpus, EveryCaseHasAPlanAndAReasonForEachDecision) {
         ASSERT_FALSE(plan.reasons.empty());
         EXPECT_EQ(plan.reasons.front().what, "kernel");
         for (const Decision& d : plan.reasons) EXPECT_FALSE(d.why.empty()) << d.what;
+    }
+}
+
+// A GEMM call plans without reasons (explain false, api.cpp): the same plan, every field, and
+// no strings kept.
+TEST(PlanCorpus, PlansWithoutReasonsAreTheSamePlans) {
+    for (const PlanCase& c : plan_corpus()) {
+        SCOPED_TRACE(case_name(c));
+        Problem p;
+        std::string why;
+        ASSERT_TRUE(problem_of(c, &p, &why)) << why;
+        Plan explained, bare;
+        ASSERT_TRUE(plan_gemm(p, test::h100_facts(), nullptr, &explained, &why, /*explain=*/true)) << why;
+        ASSERT_TRUE(plan_gemm(p, test::h100_facts(), nullptr, &bare, &why, /*explain=*/false)) << why;
+        EXPECT_EQ(plan_summary(bare), plan_summary(explained));
+        EXPECT_EQ(bare.config, explained.config);
+        EXPECT_EQ(bare.fallback_config, explained.fallback_config);
+        EXPECT_EQ(std::make_tuple(bare.bm, bare.bn, bare.bk, bare.stages, bare.cluster),
+                  std::make_tuple(explained.bm, explained.bn, explained.bk, explained.stages, explained.cluster));
+        EXPECT_TRUE(bare.reasons.empty());
+        EXPECT_FALSE(explained.reasons.empty());
     }
 }
 
