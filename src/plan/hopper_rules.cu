@@ -287,18 +287,22 @@ void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf
         if (level >= 12) split_stream_k<TmaStoreCfg>(q, d, plan);
         if (level == 13) defer_epilogue(d, plan);
     }
-    if (tf32 || level >= 11) choose_tma_store(q, plan);
+    if (tf32 || level >= 11) choose_tma_store(q, plan, /*may_stage=*/true);
 }
 
-void choose_tma_store(const Problem& p, Plan* plan) {
-    const bool tma = tma_writes_c(p) && plan->bn >= 64;
-    plan->epilogue = tma ? EpiloguePath::kTmaStore : EpiloguePath::kRegisters;
+void choose_tma_store(const Problem& p, Plan* plan, bool may_stage) {
+    const bool wide = plan->bn >= 64;  // at least a staged piece
+    const bool tma = tma_writes_c(p) && wide;
+    const bool staged = !tma && may_stage && wide && p.beta == 0.0;
+    plan->epilogue = tma ? EpiloguePath::kTmaStore : staged ? EpiloguePath::kStaged : EpiloguePath::kRegisters;
     plan->note("epilogue", epilogue_name(plan->epilogue),
-               tma ? grouped(p) ? "beta 0, C's columns whole 16-byte chunks and 16-byte aligned; the tiles whole "
-                                  "inside their group (the others write C from registers)"
-                                : "beta 0, C's columns whole 16-byte chunks and 16-byte aligned"
-               : plan->bn < 64 ? "a tile narrower than a staged piece writes C from registers"
-                               : "TMA cannot store C here (beta != 0, or C's columns off 16 bytes)");
+               tma      ? grouped(p) ? "beta 0, C's columns whole 16-byte chunks and 16-byte aligned; the tiles whole "
+                                       "inside their group (the others write C from registers)"
+                                     : "beta 0, C's columns whole 16-byte chunks and 16-byte aligned"
+               : staged ? "TMA cannot store C (its columns off 16 bytes); beta 0: staged as for TMA, then copied "
+                          "out by the warpgroup, a column's rows at a time (docs/ladder/hopper.md#lab-staged-copy-out)"
+               : !wide  ? "a tile narrower than a staged piece writes C from registers"
+                        : "TMA cannot store C here and C is read (beta != 0), or the row stages nothing");
 }
 
 }  // namespace gemmkit

@@ -132,7 +132,7 @@ void configure(const Problem& p, const DeviceFacts& d, Plan* plan) {
         case PlanRules::kNone: break;
     }
     plan->config_name = std::to_string(t.BM) + "x" + std::to_string(t.BN) + " tiles";
-    if (info.rules == PlanRules::kTmaStoreTiles) choose_tma_store(p, plan);
+    if (info.rules == PlanRules::kTmaStoreTiles) choose_tma_store(p, plan, /*may_stage=*/false);
 }
 
 // The fused epilogue in words, e.g. "bias + gelu-tanh + aux".

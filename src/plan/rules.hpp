@@ -25,8 +25,11 @@ void take_tiles(int config, Plan* plan) {
 // f16/bf16 Hopper steps (`level` 6-14) and tf32 ones (7-9).
 void plan_hopper_step(const Problem& p, const DeviceFacts& d, int level, bool tf32, Plan* plan);
 // Step 6's epilogue (Hopper step 11 on): TMA stores where C takes them (tma_writes_c) and the
-// tile is at least a staged piece wide, else the thread's own stores from registers.
-void choose_tma_store(const Problem& p, Plan* plan);
+// tile is at least a staged piece wide; where TMA cannot store C but C is not read (beta 0), the
+// pieces staged all the same and copied out by the warpgroup, if the row's kernel does that
+// (may_stage: steps 11-14 and TF32's; the grouped and FP8 rows do not); else the thread's own
+// stores from registers.
+void choose_tma_store(const Problem& p, Plan* plan, bool may_stage);
 // f16/bf16 step 05 and tf32 step 06: the mma.sync pipeline's tiles.
 void plan_pipeline(const Problem& p, const DeviceFacts& d, bool tf32, Plan* plan);
 // FP64 step 08 (128 x 128 tiles, stream-K) and step 09 (tiles sized to the problem).

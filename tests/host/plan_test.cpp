@@ -138,6 +138,11 @@ TEST(Plan, OperandsTmaCannotReadAreCopiedAndBetaKeepsCInRegisters) {
     EXPECT_FALSE(packed.copy_a || packed.copy_b);
     EXPECT_EQ(plan_of("f16", N, N, 4096, 4096, 4096).epilogue, EpiloguePath::kTmaStore);
     EXPECT_EQ(plan_of("f16", N, N, 4096, 4096, 4096, 0, true).epilogue, EpiloguePath::kRegisters);
+    // C's columns off 16 bytes (ldc = m + 1): staged as for TMA and copied out by the warpgroup
+    // where C is not read, from registers where it is.
+    EXPECT_EQ(plan_of("f16", N, N, 2049, 2049, 2049, 1).epilogue, EpiloguePath::kStaged);
+    EXPECT_EQ(plan_of("tf32", N, N, 2049, 2049, 2049, 1).epilogue, EpiloguePath::kStaged);
+    EXPECT_EQ(plan_of("f16", N, N, 2049, 2049, 2049, 1, true).epilogue, EpiloguePath::kRegisters);
     // FP32 operands whose copies also form C's last row and column (4097 = 16 x 256 + 1).
     const Plan peeled = plan_of("tf32", N, N, 4097, 4097, 4097, 1);
     EXPECT_EQ(peeled.peel_rows, 1);

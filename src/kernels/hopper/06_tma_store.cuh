@@ -7,8 +7,9 @@
 // clipped to m x n; the warpgroup returns to its wgmmas while C is written. Measured on the
 // register epilogue, the per-tile cost was ~4 us, which is what a k = 1024 problem misses most.
 // Used when beta == 0 (C is not read), m * sizeof(C) is a multiple of 16 bytes (TMA clips
-// columns to whole 16-byte chunks) and TMA can address C; otherwise the block takes step 5's
-// register epilogue (a uniform branch). FP32 C is staged in 64 x 32 pieces (epilogue_tma.cuh).
+// columns to whole 16-byte chunks) and TMA can address C; where only beta == 0 holds, the
+// pieces are staged alike and the warpgroup copies them out (out.staged_store); otherwise the
+// block takes step 5's register epilogue (a uniform branch). FP32 C is staged in 64 x 32 pieces (epilogue_tma.cuh).
 // Preconditions: none. Operands TMA cannot read are first copied into aligned workspaces
 // (pad_copy.cu, launch.cuh); with no memory for them, step 05's kernels run.
 // Two staging buffers a warpgroup (kStagingBuffers): a piece is written while the copy engine
@@ -33,7 +34,7 @@ struct TmaStoreEpilogue {
     __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int z, int row0, int col0) const {
         // A tile narrower than a staged piece (step 10's 16 columns) writes C from registers.
         if constexpr (2 * kAccs % c_box_cols(sizeof(TC)) == 0) {
-            if (out.tma_store) {
+            if (out.tma_store || out.staged_store) {
                 store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice, out,
                                                         z, row0, col0);
                 return;

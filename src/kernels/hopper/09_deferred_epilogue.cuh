@@ -39,7 +39,7 @@ struct DeferredTmaStoreEpilogue {
 
     // Stores the held tile's next piece, if any is left.
     __device__ void store_next_piece(uint32_t staging, int slice) {
-        if (out.tma_store) {
+        if (out.tma_store || out.staged_store) {
 #pragma unroll
             for (int q = 0; q < kPieces; ++q)  // q known at compile time: packed[] stays in registers
                 if (q == next)

@@ -13,6 +13,9 @@ struct OutputArgs {
     int64_t ldc;
     float alpha, beta;
     bool tma_store;  // step 6: C is written through shared memory and TMA (launch decides)
+    // C that TMA cannot write (beta 0): staged as for TMA, then copied out by the warpgroup's own
+    // stores (launch decides; epilogue_tma.cuh, copy_out_staged_piece).
+    bool staged_store;
     // A batch (problem.hpp, Batch; steps 10 and on): its problems, how far C moves a problem
     // (elements), and whether A and B do (1) or every problem reads matrix 0 of their maps (0).
     int batch;
@@ -24,7 +27,7 @@ struct OutputArgs {
 template <class TC>
 OutputArgs<TC> make_output_args(const Problem& p) {
     return {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), static_cast<TC*>(p.C), p.ldc,
-            static_cast<float>(p.alpha), static_cast<float>(p.beta), false, static_cast<int>(p.batch.count),
+            static_cast<float>(p.alpha), static_cast<float>(p.beta), false, false, static_cast<int>(p.batch.count),
             p.batch.stride_c, p.batch.stride_a != 0, p.batch.stride_b != 0, make_epilogue_args<TC>(p)};
 }
 

@@ -11,8 +11,9 @@
 // 8 x 8 fragments an instruction (16 bytes of a column a lane), where storing element by element
 // took eight times the instructions; stmatrix has no 32-bit form, so FP32 C is stored a word at a
 // time.
-// For FP32 or 16-bit C with beta == 0 (C is then not read) and a TMA-addressable C; otherwise
-// the register epilogue runs.
+// For FP32 or 16-bit C with beta == 0 (C is then not read) and a TMA-addressable C. Where TMA
+// cannot address C but beta is 0, the pieces are staged the same way and the warpgroup copies
+// each out itself (copy_out_staged_piece); otherwise the register epilogue runs.
 #pragma once
 
 #include <cstring>
@@ -139,12 +140,46 @@ __device__ __forceinline__ void finish_staged_piece(uint32_t buffer, const Outpu
     }
 }
 
+// Copies a staged piece whose origin is C(row0, col0) of problem z to C with the warpgroup's own
+// stores, clipped to m x n: for C that TMA cannot write (out.staged_store: beta 0, C's columns
+// not whole 16-byte chunks). Thread t takes row t % 64 and every other column from t / 64 on,
+// as finish_staged_piece, so a warp stores 32 consecutive rows of a column. A loop that is not
+// unrolled: the register epilogue's 96-128 unrolled stores a thread, 20 instructions each, kept
+// the MidTile kernel's warps waiting for instructions 28-30% of their time
+// (docs/ladder/hopper.md#lab-staged-copy-out).
+template <class TC>
+__device__ __forceinline__ void copy_out_staged_piece(uint32_t buffer, const OutputArgs<TC>& out, int z, int row0,
+                                                      int col0) {
+    constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem);
+    const int t = threadIdx.x % 128, r = t % 64, i = row0 + r, cols = min(kCols, out.n - col0);
+    if (i >= out.m) return;
+    // Few values live beside the accumulators of the pieces still to store: a pointer stepped
+    // two columns at a time (C's offset worked out at each column made step 13's FP32-C
+    // kernels spill 4 bytes).
+    TC* to = out.C + z * out.stride_c + i + static_cast<int64_t>(col0 + t / 64) * out.ldc;
+#pragma unroll 1
+    for (int c = t / 64; c < cols; c += 2, to += 2 * out.ldc) {
+        const uint32_t at = buffer + staged_byte<kElem>(r, c);
+        if constexpr (kElem == 2) {
+            uint16_t bits;
+            asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(bits) : "r"(at));
+            *reinterpret_cast<uint16_t*>(to) = bits;
+        } else {
+            float x;
+            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(at));
+            *to = x;
+        }
+    }
+}
+
 // Stores piece q of the warpgroup's tile with origin C(row0, col0) of problem z through `staging` (this
 // warpgroup's own staging_bytes(), 1024-byte aligned; piece q uses buffer q % 2): stage(buffer)
-// writes the piece there, then thread 0 of the warpgroup has TMA store it. Thread 0 owns the
+// writes the piece there, then thread 0 of the warpgroup has TMA store it, or, where
+// out.staged_store, the warpgroup copies it out (copy_out_staged_piece). Thread 0 owns the
 // bulk stores: at the block's end it must call bulk_wait<0>(). kPending: the stores that may
 // still be reading the staging when the buffer is rewritten: the last piece's, in the other
-// buffer (1), or none where the last piece used this buffer too (0).
+// buffer (1), or none where the last piece used this buffer too (0). A copied-out piece is read
+// before the next piece's first barrier.
 template <class TC, int kPending = kStagingBuffers - 1, class Stage>
 __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
                                                 int z, int row0, int col0, Stage stage, const OutputArgs<TC>& out) {
@@ -161,7 +196,9 @@ __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32
     }
     ptx::fence_proxy_async_shared();
     ptx::named_barrier_sync<128>(barrier_id);
-    if (threadIdx.x % 128 == 0) {
+    if (!out.tma_store) {
+        copy_out_staged_piece(buffer, out, z, row0, col0 + q * kCols);
+    } else if (threadIdx.x % 128 == 0) {
 #pragma unroll
         for (int b = 0; b < kBoxes; ++b)
             ptx::tma_store_3d(map_c, row0 + b * kRows, col0 + q * kCols, z, buffer + b * kBoxBytes);

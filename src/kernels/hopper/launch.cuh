@@ -204,6 +204,7 @@ cudaError_t launch_step_kernel(const Problem& p, const Plan& plan, cudaStream_t 
         out.tma_store = plan.epilogue == EpiloguePath::kTmaStore &&
                         encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                           c_box_cols(sizeof(TC)), p.batch.count, p.batch.stride_c) == cudaSuccess;
+        out.staged_store = plan.epilogue == EpiloguePath::kStaged;
         if constexpr (!is_stream_k_step<Step>()) {
             return launch_with_smem(kernel, Step::grid(p, kernel_ptr, smem, sms), Cfg::kThreads, smem, stream, map_a,
                                     map_b, map_c, out);
