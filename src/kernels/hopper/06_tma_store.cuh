@@ -9,7 +9,8 @@
 // Used when beta == 0 (C is not read), m * sizeof(C) is a multiple of 16 bytes (TMA clips
 // columns to whole 16-byte chunks) and TMA can address C; where only beta == 0 holds, the
 // pieces are staged alike and the warpgroup copies them out (out.staged_store); otherwise the
-// block takes step 5's register epilogue (a uniform branch). FP32 C is staged in 64 x 32 pieces (epilogue_tma.cuh).
+// block takes step 5's register epilogue (a uniform branch). FP32 C is staged in 64 x 32
+// pieces (epilogue_tma.cuh).
 // Preconditions: none. Operands TMA cannot read are first copied into aligned workspaces
 // (pad_copy.cu, launch.cuh); with no memory for them, step 05's kernels run.
 // Two staging buffers a warpgroup (kStagingBuffers): a piece is written while the copy engine
