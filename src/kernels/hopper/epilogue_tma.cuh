@@ -109,6 +109,34 @@ __device__ __forceinline__ void stage_piece(const float (&d)[N / 2], int q, uint
     }
 }
 
+// A value of C staged at shared byte address `at`, read and written back: 16-bit C moves as its
+// bits (ld/st.shared.u16), FP32 C as a word. Shared by the epilogue's second part and the
+// copy-out, which read the staged pieces element by element.
+template <class TC>
+__device__ __forceinline__ TC load_staged(uint32_t at) {
+    if constexpr (sizeof(TC) == 2) {
+        uint16_t bits;
+        asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(bits) : "r"(at));
+        TC x;
+        memcpy(&x, &bits, 2);
+        return x;
+    } else {
+        float x;
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(at));
+        return x;
+    }
+}
+template <class TC>
+__device__ __forceinline__ void store_staged(uint32_t at, TC x) {
+    if constexpr (sizeof(TC) == 2) {
+        uint16_t bits;
+        memcpy(&bits, &x, 2);
+        asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(at), "h"(bits));
+    } else {
+        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at), "f"(x));
+    }
+}
+
 // The second part of the fused epilogue (finish_value) on a staged piece whose origin is
 // C(row0, col0) of problem z, where it is still to do (finishes): thread t takes row t % 64 and
 // every other column from t / 64 on, so a warp's aux stores are 32 consecutive rows of a column.
@@ -123,20 +151,7 @@ __device__ __forceinline__ void finish_staged_piece(uint32_t buffer, const Outpu
 #pragma unroll 1
     for (int c = t / 64; c < kCols; c += 2) {
         const uint32_t at = buffer + staged_byte<kElem>(r, c);
-        if constexpr (kElem == 2) {
-            uint16_t bits;
-            asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(bits) : "r"(at));
-            TC x;
-            memcpy(&x, &bits, 2);
-            x = finish_value(e, i, col0 + c, out.m, out.n, x);
-            memcpy(&bits, &x, 2);
-            asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(at), "h"(bits));
-        } else {
-            float x;
-            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(at));
-            x = finish_value(e, i, col0 + c, out.m, out.n, x);
-            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(at), "f"(x));
-        }
+        store_staged<TC>(at, finish_value(e, i, col0 + c, out.m, out.n, load_staged<TC>(at)));
     }
 }
 
@@ -159,16 +174,7 @@ __device__ __forceinline__ void copy_out_staged_piece(uint32_t buffer, const Out
     TC* to = out.C + z * out.stride_c + i + static_cast<int64_t>(col0 + t / 64) * out.ldc;
 #pragma unroll 1
     for (int c = t / 64; c < cols; c += 2, to += 2 * out.ldc) {
-        const uint32_t at = buffer + staged_byte<kElem>(r, c);
-        if constexpr (kElem == 2) {
-            uint16_t bits;
-            asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(bits) : "r"(at));
-            *reinterpret_cast<uint16_t*>(to) = bits;
-        } else {
-            float x;
-            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(at));
-            *to = x;
-        }
+        *to = load_staged<TC>(buffer + staged_byte<kElem>(r, c));
     }
 }
 
