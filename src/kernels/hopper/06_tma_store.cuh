@@ -36,8 +36,8 @@ struct TmaStoreEpilogue {
         // A tile narrower than a staged piece (step 10's 16 columns) writes C from registers.
         if constexpr (2 * kAccs % c_box_cols(sizeof(TC)) == 0) {
             if (out.tma_store || out.staged_store) {
-                store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice, out,
-                                                        z, row0, col0);
+                store_warpgroup_tile_staged<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice,
+                                                           out, z, row0, col0);
                 return;
             }
         }

@@ -43,9 +43,9 @@ struct DeferredTmaStoreEpilogue {
 #pragma unroll
             for (int q = 0; q < kPieces; ++q)  // q known at compile time: packed[] stays in registers
                 if (q == next)
-                    store_piece_tma<TC>(map_c, staging + slice * staging_bytes(), 1 + slice, q, z0, row0, col0,
-                                        [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); },
-                                        out);
+                    store_staged_piece<TC>(
+                        map_c, staging + slice * staging_bytes(), 1 + slice, q, z0, row0, col0,
+                        [&](uint32_t buffer) { stmatrix_piece(q, buffer, [&](int i) { return packed[i]; }); }, out);
         } else if (next < kPieces) {
             store_piece_from_registers(next);
         }

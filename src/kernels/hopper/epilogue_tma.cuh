@@ -187,8 +187,8 @@ __device__ __forceinline__ void copy_out_staged_piece(uint32_t buffer, const Out
 // buffer (1), or none where the last piece used this buffer too (0). A copied-out piece is read
 // before the next piece's first barrier.
 template <class TC, int kPending = kStagingBuffers - 1, class Stage>
-__device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
-                                                int z, int row0, int col0, Stage stage, const OutputArgs<TC>& out) {
+__device__ __forceinline__ void store_staged_piece(const CUtensorMap* map_c, uint32_t staging, int barrier_id, int q,
+                                                   int z, int row0, int col0, Stage stage, const OutputArgs<TC>& out) {
     constexpr int kElem = sizeof(TC), kCols = c_box_cols(kElem), kRows = c_box_rows(kElem), kBoxes = 64 / kRows;
     constexpr int kBoxBytes = kPieceBytes / kBoxes;
     const uint32_t buffer = staging + q % kStagingBuffers * kPieceBytes;
@@ -213,12 +213,12 @@ __device__ __forceinline__ void store_piece_tma(const CUtensorMap* map_c, uint32
 }
 
 // Stores the accumulators (wgmma m64nN layout) of the warpgroup with tile origin C(row0, col0)
-// of problem z through `staging`, piece by piece (store_piece_tma), with out's alpha and fused
+// of problem z through `staging`, piece by piece (store_staged_piece), with out's alpha and fused
 // epilogue.
 template <int N, class TC>
-__device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2], const CUtensorMap* map_c,
-                                                         uint32_t staging, int barrier_id, const OutputArgs<TC>& out,
-                                                         int z, int row0, int col0) {
+__device__ __forceinline__ void store_warpgroup_tile_staged(const float (&d)[N / 2], const CUtensorMap* map_c,
+                                                            uint32_t staging, int barrier_id, const OutputArgs<TC>& out,
+                                                            int z, int row0, int col0) {
     const RowBias bias(out, z, row0 + 16 * (threadIdx.x % 128 / 32) + threadIdx.x % 32 / 4);
     static_assert(sizeof(TC) == 2 || sizeof(TC) == 4, "16-bit or FP32 C");
     constexpr int kCols = c_box_cols(sizeof(TC)), kPieces = N / kCols;
@@ -230,9 +230,9 @@ __device__ __forceinline__ void store_warpgroup_tile_tma(const float (&d)[N / 2]
     for (int q = 0; q < kPieces; ++q) {
         auto stage = [&](uint32_t buffer) { stage_piece<N, TC>(d, q, buffer, out, bias); };
         if (kPieces % 2 == 1 && q == 0)
-            store_piece_tma<TC, 0>(map_c, staging, barrier_id, q, z, row0, col0, stage, out);
+            store_staged_piece<TC, 0>(map_c, staging, barrier_id, q, z, row0, col0, stage, out);
         else
-            store_piece_tma<TC, 1>(map_c, staging, barrier_id, q, z, row0, col0, stage, out);
+            store_staged_piece<TC, 1>(map_c, staging, barrier_id, q, z, row0, col0, stage, out);
     }
 }
 

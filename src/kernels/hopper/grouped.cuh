@@ -76,8 +76,8 @@ struct GroupedTmaStoreEpilogue {
         if (out.tma_store && col0 >= group_first_column(ends, group) && col0 + 2 * kAccs <= ends[group]) {
             OutputArgs<TC> own = out;
             own.epi.select(group);
-            store_warpgroup_tile_tma<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice, own, 0,
-                                                    row0, col0);
+            store_warpgroup_tile_staged<2 * kAccs, TC>(acc, map_c, staging + slice * staging_bytes(), 1 + slice, own, 0,
+                                                       row0, col0);
             return;
         }
         GroupedEpilogue<TC>{out, ends}.store(acc, staging, slice, group, row0, col0);
