@@ -157,6 +157,19 @@ __device__ __forceinline__ TC finish_value(const EpilogueArgs<TC>& e, int i, int
     return narrow<TC>(activate<sizeof(TC) == 2>(e.activation, widen<S>(x)));
 }
 
+// Calls fn(std::false_type{}) where a tile's stores read nothing but the accumulators (beta 0,
+// no bias: a plain GEMM), fn(std::true_type{}) otherwise, so that kernels compile their unrolled
+// store loops once for each case. With both cases behind run-time tests in one loop, every store
+// of a plain GEMM carried two predicated-off loads (C's, the bias's) that it still waited on
+// (docs/epilogues.md#plain-stores).
+template <class S, class TC, class Fn>
+__device__ __forceinline__ void with_reads(S beta, const EpilogueArgs<TC>& e, Fn&& fn) {
+    if (beta == S(0) && e.bias == nullptr)
+        fn(std::false_type{});
+    else
+        fn(std::true_type{});
+}
+
 // Whether the epilogue has a second part (aux or an activation).
 template <class TC>
 __host__ __device__ __forceinline__ bool finishes(const EpilogueArgs<TC>& e) {

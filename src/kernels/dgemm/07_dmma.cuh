@@ -377,19 +377,22 @@ struct DmmaBlock {
         const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
         const bool vec_c = aligned16<double>(args.C, args.ldc);
         const auto epi = args.epilogue();  // once, not a value (docs/epilogues.md#select-late)
+        with_reads(args.beta, epi, [&](auto reads) {  // a plain GEMM's stores load nothing
 #pragma unroll
-        for (int mi = 0; mi < Cfg::MI; ++mi) {
-            const int i = m0 + wm0 + 16 * mi + 2 * g;  // even: 16-byte aligned when vec_c
-            if (i >= args.m) continue;
+            for (int mi = 0; mi < Cfg::MI; ++mi) {
+                const int i = m0 + wm0 + 16 * mi + 2 * g;  // even: 16-byte aligned when vec_c
+                if (i >= args.m) continue;
 #pragma unroll
-            for (int ni = 0; ni < Cfg::NI; ++ni)
+                for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
-                    if (j < args.n)
-                        store_c2(args, epi, i, j, acc[mi][ni][c], acc[mi][ni][2 + c], vec_c);
-                }
-        }
+                    for (int c = 0; c < 2; ++c) {
+                        const int j = n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2;
+                        if (j < args.n)
+                            store_c2<decltype(reads)::value>(args, epi, i, j, acc[mi][ni][c], acc[mi][ni][2 + c],
+                                                             vec_c);
+                    }
+            }
+        });
         finish_stored(epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
             const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, c = v / 2 % 2, half = v % 2;  // acc[mi][ni][c + 2 half]
             return make_int2(m0 + wm0 + 16 * mi + 2 * g + half, n0 + wn0 + 16 * (ni / 2) + 4 * t + 2 * c + ni % 2);

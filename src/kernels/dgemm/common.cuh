@@ -14,10 +14,21 @@ namespace gemmkit::dgemm {
 
 // Rows i and i+1 of column j of C, with the fused epilogue's bias (store_c_biased; the caller
 // finishes them), i < m and j < n: one 16-byte access when both rows are inside and C allows it
-// (vec), else element by element.
+// (vec), else element by element. kReads = false (with_reads): beta is 0 and there is no bias,
+// and the stores load nothing.
+template <bool kReads = true>
 __device__ __forceinline__ void store_c2(const GemmArgs<double>& g, const EpilogueArgs<double>& epi, int i, int j,
                                          double acc0, double acc1, bool vec) {
     double* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
+    if constexpr (!kReads) {
+        if (vec && g.m - i >= 2) {
+            *reinterpret_cast<double2*>(c) = make_double2(g.alpha * acc0, g.alpha * acc1);
+        } else {
+            c[0] = g.alpha * acc0;
+            if (g.m - i >= 2) c[1] = g.alpha * acc1;
+        }
+        return;
+    }
     if (vec && g.m - i >= 2) {
         double2 out = make_double2(g.alpha * acc0, g.alpha * acc1);
         if (g.beta != 0.0) {

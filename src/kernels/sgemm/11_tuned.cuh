@@ -101,18 +101,21 @@ __device__ __forceinline__ void store_thread_tile(const GemmArgs<float>& g, cons
     constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
     const bool vec_c = aligned16<float>(g.C, g.ldc);
     const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
+    with_reads(g.beta, epi, [&](auto reads) {  // a plain GEMM's stores load nothing
 #pragma unroll
-    for (int c = 0; c < Cfg::TN; ++c) {
-        const int col = j + c / 4 * kColStep + c % 4;
-        if (col >= g.n) continue;
+        for (int c = 0; c < Cfg::TN; ++c) {
+            const int col = j + c / 4 * kColStep + c % 4;
+            if (col >= g.n) continue;
 #pragma unroll
-        for (int q = 0; q < Cfg::QM; ++q) {
-            const int row = i + q * kRowStep;
-            if (row < g.m)
-                store_c4(g, epi, row, col, make_float4(acc[4 * q][c], acc[4 * q + 1][c], acc[4 * q + 2][c], acc[4 * q + 3][c]),
-                         vec_c);
+            for (int q = 0; q < Cfg::QM; ++q) {
+                const int row = i + q * kRowStep;
+                if (row < g.m)
+                    store_c4<decltype(reads)::value>(
+                        g, epi, row, col,
+                        make_float4(acc[4 * q][c], acc[4 * q + 1][c], acc[4 * q + 2][c], acc[4 * q + 3][c]), vec_c);
+            }
         }
-    }
+    });
     finish_stored(epi, g.C, g.ldc, g.m, g.n, Cfg::TM * Cfg::TN, [&](int v) {  // acc[v % TM][v / TM]
         const int r = v % Cfg::TM, c = v / Cfg::TM;
         return make_int2(i + r / 4 * kRowStep + r % 4, j + c / 4 * kColStep + c % 4);

@@ -101,10 +101,24 @@ namespace gemmkit::sgemm {
 
 // Writes rows i..i+3 of column j of C from four accumulators, with the fused epilogue's bias
 // (store_c_biased; the caller finishes them): one 16-byte access when the four rows are inside
-// and C allows it (vec), else element by element. i < m and j < n.
+// and C allows it (vec), else element by element. i < m and j < n. kReads = false
+// (with_reads): beta is 0 and there is no bias, and the stores load nothing.
+template <bool kReads = true>
 __device__ __forceinline__ void store_c4(const GemmArgs<float>& g, const EpilogueArgs<float>& epi, int i, int j,
                                          float4 acc, bool vec) {
     float* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
+    if constexpr (!kReads) {
+        const float alpha = g.alpha;
+        if (vec && g.m - i >= 4) {
+            *reinterpret_cast<float4*>(c) = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
+        } else {
+            const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                if (r < g.m - i) c[r] = alpha * v[r];
+        }
+        return;
+    }
     if (vec && g.m - i >= 4) {
         const float alpha = g.alpha, beta = g.beta;
         float4 out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
@@ -137,18 +151,21 @@ template <int kRowStep, int kColStep>
 __device__ __forceinline__ void store_quadrants(const GemmArgs<float>& g, const float (&acc)[8][8], int i, int j) {
     const bool vec_c = aligned16<float>(g.C, g.ldc);
     const auto epi = g.epilogue();  // once, not a value (docs/epilogues.md#select-late)
+    with_reads(g.beta, epi, [&](auto reads) {  // a plain GEMM's stores load nothing
 #pragma unroll
-    for (int c = 0; c < 8; ++c) {
-        const int col = j + c / 4 * kColStep + c % 4;
-        if (col >= g.n) continue;
+        for (int c = 0; c < 8; ++c) {
+            const int col = j + c / 4 * kColStep + c % 4;
+            if (col >= g.n) continue;
 #pragma unroll
-        for (int rq = 0; rq < 2; ++rq) {
-            const int row = i + rq * kRowStep;
-            if (row < g.m)
-                store_c4(g, epi, row, col,
-                         make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]), vec_c);
+            for (int rq = 0; rq < 2; ++rq) {
+                const int row = i + rq * kRowStep;
+                if (row < g.m)
+                    store_c4<decltype(reads)::value>(
+                        g, epi, row, col,
+                        make_float4(acc[rq * 4][c], acc[rq * 4 + 1][c], acc[rq * 4 + 2][c], acc[rq * 4 + 3][c]), vec_c);
+            }
         }
-    }
+    });
     finish_stored(epi, g.C, g.ldc, g.m, g.n, 64, [&](int v) {  // acc[v % 8][v / 8]
         const int r = v % 8, c = v / 8;
         return make_int2(i + r / 4 * kRowStep + r % 4, j + c / 4 * kColStep + c % 4);

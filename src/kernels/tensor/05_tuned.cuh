@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
             return;
         }
     }
-    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(
+    store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits, /*kPlainCopy=*/false>(
         acc, args, m0 + wm0, n0 + wn0);
 }
 

@@ -88,24 +88,35 @@ __device__ __forceinline__ constexpr int unit_mn(int u, int x) {
 // warp tile at (m0, n0) of args's problem, inside m x n only.
 // Lane (g, t) holds elements g and g + 8 (units 2 mi and 2 mi + 1) of each 16 x 8 tile's rows
 // and elements 2t and 2t + 1 of its columns (unit ni); kPermRows / kPermCols: the slab of A / B
-// was read in permuted units (unit_mn).
-template <class Cfg, class TC, bool kPermRows = false, bool kPermCols = false, class T>
+// was read in permuted units (unit_mn). kPlainCopy: a second copy of the stores for a plain
+// GEMM, which loads nothing (with_reads); step 05's cross-slab kernels, whose registers are the
+// fullest, keep one copy (a second made ptxas spill: docs/epilogues.md#plain-stores).
+template <class Cfg, class TC, bool kPermRows = false, bool kPermCols = false, bool kPlainCopy = true, class T>
 __device__ __forceinline__ void store_accumulators(const float (&acc)[Cfg::MI][Cfg::NI][4], const GemmArgs<T, TC>& args,
                                                    int m0, int n0) {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const EpilogueArgs<TC> epi = args.epilogue();  // once: asked a value, it cost ~16 instructions each
+    auto stores = [&](auto reads) {
 #pragma unroll
-    for (int mi = 0; mi < Cfg::MI; ++mi)
+        for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < Cfg::NI; ++ni)
+            for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const int i = m0 + unit_mn<kPermRows>(2 * mi + r / 2, g);
-                const int j = n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2);
-                if (i < args.m && j < args.n)
-                    store_scaled(args.C, args.ldc, i, j, acc[mi][ni][r], args.alpha, args.beta,
-                                 bias_of<float>(epi, i, args.m));
-            }
+                for (int r = 0; r < 4; ++r) {
+                    const int i = m0 + unit_mn<kPermRows>(2 * mi + r / 2, g);
+                    const int j = n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2);
+                    if (i >= args.m || j >= args.n) continue;
+                    if constexpr (decltype(reads)::value)
+                        store_scaled(args.C, args.ldc, i, j, acc[mi][ni][r], args.alpha, args.beta,
+                                     bias_of<float>(epi, i, args.m));
+                    else
+                        args.C[i + static_cast<int64_t>(j) * args.ldc] = from_float<TC>(args.alpha * acc[mi][ni][r]);
+                }
+    };
+    if constexpr (kPlainCopy)
+        with_reads(args.beta, epi, stores);  // a plain GEMM's stores load nothing
+    else
+        stores(std::true_type{});
     finish_stored(epi, args.C, args.ldc, args.m, args.n, Cfg::MI * Cfg::NI * 4, [&](int v) {
         const int mi = v / (Cfg::NI * 4), ni = v / 4 % Cfg::NI, r = v % 4;  // acc[mi][ni][r]
         return make_int2(m0 + unit_mn<kPermRows>(2 * mi + r / 2, g), n0 + unit_mn<kPermCols>(ni, 2 * t + r % 2));

@@ -48,23 +48,26 @@ struct StagedEpilogue {
         const float alpha = args.alpha;
         const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4, odd = g & 1;
         const EpilogueArgs<TC> epi = args.epilogue();  // once, not a value (docs/epilogues.md#select-late)
+        with_reads(0.0f, epi, [&](auto reads) {  // serves() left beta 0: a bias is all it may read
 #pragma unroll
-        for (int mi = 0; mi < Cfg::MI; ++mi)
+            for (int mi = 0; mi < Cfg::MI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < Cfg::NI; ++ni)
+                for (int ni = 0; ni < Cfg::NI; ++ni)
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {  // rows g (acc 0, 1) and g + 8 (acc 2, 3)
-                    float c0 = alpha * acc[mi][ni][2 * half], c1 = alpha * acc[mi][ni][2 * half + 1];
-                    if (epi.bias != nullptr) {  // this lane's row g (+ 8); serves() left no aux or activation
-                        const float b = bias_of<float>(epi, m0 + wm0 + mi * 16 + 8 * half + g, args.m);
-                        c0 += b, c1 += b;
+                    for (int half = 0; half < 2; ++half) {  // rows g (acc 0, 1) and g + 8 (acc 2, 3)
+                        float c0 = alpha * acc[mi][ni][2 * half], c1 = alpha * acc[mi][ni][2 * half + 1];
+                        if constexpr (decltype(reads)::value) {  // this lane's row g (+ 8); no aux or activation
+                            const float b = bias_of<float>(epi, m0 + wm0 + mi * 16 + 8 * half + g, args.m);
+                            c0 += b, c1 += b;
+                        }
+                        // Even rows keep column 2t and take the odd row's; odd rows keep column 2t + 1.
+                        const float other = __shfl_xor_sync(0xffffffffu, odd ? c0 : c1, 4);
+                        const uint32_t word = odd ? pack_pair<TC>(other, c1) : pack_pair<TC>(c0, other);
+                        const int row = wm0 + mi * 16 + 8 * half + (g & ~1), col = wn0 + ni * 8 + 2 * t + odd;
+                        *reinterpret_cast<uint32_t*>(staging + col * kColBytes + row * static_cast<int>(sizeof(TC))) =
+                            word;
                     }
-                    // Even rows keep column 2t and take the odd row's; odd rows keep column 2t + 1.
-                    const float other = __shfl_xor_sync(0xffffffffu, odd ? c0 : c1, 4);
-                    const uint32_t word = odd ? pack_pair<TC>(other, c1) : pack_pair<TC>(c0, other);
-                    const int row = wm0 + mi * 16 + 8 * half + (g & ~1), col = wn0 + ni * 8 + 2 * t + odd;
-                    *reinterpret_cast<uint32_t*>(staging + col * kColBytes + row * static_cast<int>(sizeof(TC))) = word;
-                }
+        });
         __syncthreads();
         constexpr int kChunks = Cfg::BN * kChunksPerCol;
         static_assert(kChunks % Cfg::kThreads == 0, "every thread copies the same number of chunks");
