@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <random>
 #include <sstream>
 #include <string>
@@ -30,6 +31,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "common/check.hpp"
 #include "gemmkit/gemmkit.h"
 
 namespace {
@@ -153,14 +155,6 @@ bool load(const std::string& path, const char* option, Library* lib, std::string
     return true;
 }
 
-#define CUDA_OR_FAIL(expr)                                                                         \
-    do {                                                                                           \
-        if (cudaError_t e_ = (expr); e_ != cudaSuccess) {                                          \
-            std::fprintf(stderr, "gemmkit-ab: %s failed: %s\n", #expr, cudaGetErrorString(e_));   \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
@@ -215,26 +209,22 @@ double element(const std::vector<unsigned char>& bytes, size_t i, const TypeSpec
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    Options o;
-    std::string why;
-    if (!parse(argc, argv, &o, &why)) return usage_error(why);
-    Library libs[2];
-    if (!load(o.lib_a, "--lib-a", &libs[0], &why) || !load(o.lib_b, "--lib-b", &libs[1], &why))
-        return usage_error(why);
+// Times every shape and kernel of o on both libraries and prints a row each; returns how many
+// (shape, kernel) pairs had a call fail. CUDA errors throw (CUDA_CHECK).
+int run(const Options& o, const Library (&libs)[2]) {
     TypeSpec t;
     type_spec(o.type, &t);
 
     int l2_bytes = 0;
-    CUDA_OR_FAIL(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
     const size_t flush_bytes = 2 * static_cast<size_t>(std::max(l2_bytes, 1 << 20));
     void* flush = nullptr;
-    CUDA_OR_FAIL(cudaMalloc(&flush, flush_bytes));
+    CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
     cudaStream_t stream;
-    CUDA_OR_FAIL(cudaStreamCreate(&stream));
+    CUDA_CHECK(cudaStreamCreate(&stream));
     cudaEvent_t start, stop;
-    CUDA_OR_FAIL(cudaEventCreate(&start));
-    CUDA_OR_FAIL(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
     std::mt19937 rng(2024);
     const float alpha32 = 1.0f, beta32 = 0.0f;
     const double alpha64 = 1.0, beta64 = 0.0;
@@ -250,20 +240,20 @@ int main(int argc, char** argv) {
     for (const Shape& s : o.shapes) {
         void *A = nullptr, *B = nullptr, *C[2] = {nullptr, nullptr};
         const size_t c_bytes = static_cast<size_t>(s.m * s.n) * t.c_bytes;
-        CUDA_OR_FAIL(cudaMalloc(&A, static_cast<size_t>(s.m * s.k) * t.ab_bytes));
-        CUDA_OR_FAIL(cudaMalloc(&B, static_cast<size_t>(s.k * s.n) * t.ab_bytes));
-        for (void*& c : C) CUDA_OR_FAIL(cudaMalloc(&c, c_bytes));
+        CUDA_CHECK(cudaMalloc(&A, static_cast<size_t>(s.m * s.k) * t.ab_bytes));
+        CUDA_CHECK(cudaMalloc(&B, static_cast<size_t>(s.k * s.n) * t.ab_bytes));
+        for (void*& c : C) CUDA_CHECK(cudaMalloc(&c, c_bytes));
         const auto a_host = random_bytes(static_cast<size_t>(s.m * s.k), t, rng);
         const auto b_host = random_bytes(static_cast<size_t>(s.k * s.n), t, rng);
-        CUDA_OR_FAIL(cudaMemcpy(A, a_host.data(), a_host.size(), cudaMemcpyHostToDevice));
-        CUDA_OR_FAIL(cudaMemcpy(B, b_host.data(), b_host.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(A, a_host.data(), a_host.size(), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(B, b_host.data(), b_host.size(), cudaMemcpyHostToDevice));
         for (const std::string& kernel : o.kernels) {
             std::vector<double> gpu_ms[2], host_us[2];
             bool ok = true;
             // One call of library w into its own C; its GPU and host times when timed.
             auto call = [&](int w, bool timed) {
-                if (timed && o.flush && cudaMemsetAsync(flush, 0, flush_bytes, stream) != cudaSuccess) ok = false;
-                if (timed) cudaEventRecord(start, stream);
+                if (timed && o.flush) CUDA_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, stream));
+                if (timed) CUDA_CHECK(cudaEventRecord(start, stream));
                 const auto t0 = std::chrono::steady_clock::now();
                 const gemmkit_status st = libs[w].gemm(stream, GEMMKIT_OP_N, GEMMKIT_OP_N, s.m, s.n, s.k, alpha, A, t.ab,
                                                        s.m, B, t.ab, s.k, beta, C[w], t.c, s.m, t.compute, kernel.c_str());
@@ -275,10 +265,10 @@ int main(int argc, char** argv) {
                     return;
                 }
                 if (!timed) return;
-                cudaEventRecord(stop, stream);
-                cudaEventSynchronize(stop);
+                CUDA_CHECK(cudaEventRecord(stop, stream));
+                CUDA_CHECK(cudaEventSynchronize(stop));
                 float ms = 0;
-                cudaEventElapsedTime(&ms, start, stop);
+                CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
                 gpu_ms[w].push_back(ms);
                 host_us[w].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
             };
@@ -288,13 +278,13 @@ int main(int argc, char** argv) {
                 call(first, true);
                 call(1 - first, true);
             }
-            CUDA_OR_FAIL(cudaStreamSynchronize(stream));
+            CUDA_CHECK(cudaStreamSynchronize(stream));
             if (!ok) {
                 ++failed;
                 continue;
             }
             std::vector<unsigned char> c_host[2] = {std::vector<unsigned char>(c_bytes), std::vector<unsigned char>(c_bytes)};
-            for (int w = 0; w < 2; ++w) CUDA_OR_FAIL(cudaMemcpy(c_host[w].data(), C[w], c_bytes, cudaMemcpyDeviceToHost));
+            for (int w = 0; w < 2; ++w) CUDA_CHECK(cudaMemcpy(c_host[w].data(), C[w], c_bytes, cudaMemcpyDeviceToHost));
             double diff = 0;
             for (size_t i = 0; i < static_cast<size_t>(s.m * s.n); ++i)
                 diff = std::max(diff, std::fabs(element(c_host[0], i, t) - element(c_host[1], i, t)));
@@ -303,9 +293,24 @@ int main(int argc, char** argv) {
             std::printf("%-34s %18s %10.4f %10.4f %7.3f %10.1f %10.1f %12.3g\n", kernel.c_str(), dims.c_str(), a_ms, b_ms,
                         b_ms / a_ms, median(host_us[0]), median(host_us[1]), diff);
         }
-        cudaFree(A);
-        cudaFree(B);
-        for (void* c : C) cudaFree(c);
+        CUDA_CHECK(cudaFree(A));
+        CUDA_CHECK(cudaFree(B));
+        for (void* c : C) CUDA_CHECK(cudaFree(c));
     }
-    return failed == 0 ? 0 : 1;
+    return failed;
+}
+
+int main(int argc, char** argv) {
+    Options o;
+    std::string why;
+    if (!parse(argc, argv, &o, &why)) return usage_error(why);
+    Library libs[2];
+    if (!load(o.lib_a, "--lib-a", &libs[0], &why) || !load(o.lib_b, "--lib-b", &libs[1], &why))
+        return usage_error(why);
+    try {
+        return run(o, libs) == 0 ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gemmkit-ab: %s\n", e.what());
+        return 1;
+    }
 }
