@@ -20,27 +20,25 @@ template <bool kReads = true>
 __device__ __forceinline__ void store_c2(const GemmArgs<double>& g, const EpilogueArgs<double>& epi, int i, int j,
                                          double acc0, double acc1, bool vec) {
     double* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
-    if constexpr (!kReads) {
-        if (vec && g.m - i >= 2) {
-            *reinterpret_cast<double2*>(c) = make_double2(g.alpha * acc0, g.alpha * acc1);
-        } else {
-            c[0] = g.alpha * acc0;
-            if (g.m - i >= 2) c[1] = g.alpha * acc1;
-        }
-        return;
-    }
     if (vec && g.m - i >= 2) {
         double2 out = make_double2(g.alpha * acc0, g.alpha * acc1);
-        if (g.beta != 0.0) {
-            const double2 old = *reinterpret_cast<const double2*>(c);
-            out = make_double2(fma(g.beta, old.x, out.x), fma(g.beta, old.y, out.y));
+        if constexpr (kReads) {
+            if (g.beta != 0.0) {
+                const double2 old = *reinterpret_cast<const double2*>(c);
+                out = make_double2(fma(g.beta, old.x, out.x), fma(g.beta, old.y, out.y));
+            }
+            if (const double* bias = epi.bias) out = make_double2(out.x + bias[i], out.y + bias[i + 1]);
         }
-        if (const double* bias = epi.bias) out = make_double2(out.x + bias[i], out.y + bias[i + 1]);
         *reinterpret_cast<double2*>(c) = out;
         return;
     }
-    store_c_biased(g, epi, i, j, acc0);
-    if (g.m - i >= 2) store_c_biased(g, epi, i + 1, j, acc1);
+    if constexpr (kReads) {
+        store_c_biased(g, epi, i, j, acc0);
+        if (g.m - i >= 2) store_c_biased(g, epi, i + 1, j, acc1);
+    } else {
+        c[0] = g.alpha * acc0;
+        if (g.m - i >= 2) c[1] = g.alpha * acc1;
+    }
 }
 
 // finish_stored for a thread tile stored in pairs (store_c2): acc[r][c] is C(i + kPairStride

@@ -107,37 +107,32 @@ template <bool kReads = true>
 __device__ __forceinline__ void store_c4(const GemmArgs<float>& g, const EpilogueArgs<float>& epi, int i, int j,
                                          float4 acc, bool vec) {
     float* const c = &g.C[i + static_cast<int64_t>(j) * g.ldc];
-    if constexpr (!kReads) {
-        const float alpha = g.alpha;
-        if (vec && g.m - i >= 4) {
-            *reinterpret_cast<float4*>(c) = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
-        } else {
-            const float v[4] = {acc.x, acc.y, acc.z, acc.w};
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                if (r < g.m - i) c[r] = alpha * v[r];
-        }
-        return;
-    }
+    const float alpha = g.alpha;
     if (vec && g.m - i >= 4) {
-        const float alpha = g.alpha, beta = g.beta;
         float4 out = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
-        if (beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(c);
-            out = make_float4(fmaf(beta, old.x, out.x), fmaf(beta, old.y, out.y), fmaf(beta, old.z, out.z),
-                              fmaf(beta, old.w, out.w));
-        }
-        if (epi.bias != nullptr) {
-            const float* b = epi.bias + i;
-            out = make_float4(out.x + b[0], out.y + b[1], out.z + b[2], out.w + b[3]);
+        if constexpr (kReads) {
+            if (const float beta = g.beta; beta != 0.0f) {
+                const float4 old = *reinterpret_cast<const float4*>(c);
+                out = make_float4(fmaf(beta, old.x, out.x), fmaf(beta, old.y, out.y), fmaf(beta, old.z, out.z),
+                                  fmaf(beta, old.w, out.w));
+            }
+            if (epi.bias != nullptr) {
+                const float* b = epi.bias + i;
+                out = make_float4(out.x + b[0], out.y + b[1], out.z + b[2], out.w + b[3]);
+            }
         }
         *reinterpret_cast<float4*>(c) = out;
         return;
     }
     const float v[4] = {acc.x, acc.y, acc.z, acc.w};
 #pragma unroll
-    for (int r = 0; r < 4; ++r)
-        if (r < g.m - i) store_c_biased(g, epi, i + r, j, v[r]);
+    for (int r = 0; r < 4; ++r) {
+        if (r >= g.m - i) continue;
+        if constexpr (kReads)
+            store_c_biased(g, epi, i + r, j, v[r]);
+        else
+            c[r] = alpha * v[r];
+    }
 }
 
 }  // namespace gemmkit::sgemm
