@@ -75,8 +75,7 @@ OWN_CASES = "*Grouped*:*Fp8*:*Quantize*"  # the GPU cases of what gemmkit verify
 
 class SanitizerStage(unittest.TestCase):
     def run_check(self, gpus, families="sgemm dgemm f16 bf16 tf32", failing_filter="none"):
-        # In the working directory (ctest's: the build tree), not /tmp: on the GPU machine the
-        # stand-ins under /tmp did not run and the real tools on PATH did (2026-11-29).
+        # In the working directory (ctest's: the build tree).
         tmp = tempfile.TemporaryDirectory(dir=os.getcwd())
         self.addCleanup(tmp.cleanup)
         root = tmp.name
@@ -100,7 +99,10 @@ class SanitizerStage(unittest.TestCase):
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"], OUT=os.path.join(root, "out"),
                    DEVICE_CHECK_PREBUILT="build", DEVICE_CHECK_BUDGET="200", FAKE_GPUS=str(gpus),
                    FAKE_FAMILIES=families, FAKE_LOG=log, FAKE_FAILING_FILTER=failing_filter)
-        env.pop("CUDA_VISIBLE_DEVICES", None)
+        # The outer device-check's own settings (it runs this test) must not reach the inner one: with
+        # its DEVICE_CHECK_STAGES=host,gpu the inner check skipped the sanitizers (2026-11-29, H200).
+        for name in ("CUDA_VISIBLE_DEVICES", "DEVICE_CHECK_SHARD", "DEVICE_CHECK_STAGES"):
+            env.pop(name, None)
         result = subprocess.run(["bash", SCRIPT, "--mnk", "64"], cwd=root, env=env, capture_output=True, text=True,
                                 timeout=120)
         with open(log) as f:
