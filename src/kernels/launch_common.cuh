@@ -82,6 +82,18 @@ __device__ __forceinline__ void select_batch(GemmArgs<T, TC>& args) {
     args.C += z * args.stride_c;
 }
 
+// p as a value neither compiler can trace back to the kernel's parameters (an empty asm), so it
+// is computed once where this is called and kept, not rebuilt where it is used: after
+// select_batch_c, ptxas rebuilt the mma.sync pipeline kernels' C (a parameter load and two
+// multiplies) at each of a tile's stores (docs/epilogues.md#c-once). p must point to global
+// memory.
+template <class P>
+__device__ __forceinline__ P* computed_once(P* p) {
+    asm("" : "+l"(p));
+    __builtin_assume(__isGlobal(p));  // so that its stores stay STG, not generic ST
+    return p;
+}
+
 // C of the block's problem in a strided batch (blockIdx.z), moved after the main loop: for the
 // mma.sync pipeline kernels, which read A and B of their problem through TileOperands(batch)
 // and leave args as it came. Moved at the kernel's start (select_batch), args lived in

@@ -134,6 +134,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cp_async_pipeline_kernel(GemmAr
     for (; s < slabs; ++s) step(s, std::false_type{});
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     select_batch_c(args);
+    args.C = computed_once(args.C);  // not rebuilt at each store (docs/epilogues.md#c-once)
     store_accumulators<Cfg, TC, Ring::SlabA::kPermutedUnits, Ring::SlabB::kPermutedUnits>(
         acc, args, m0 + wm0, n0 + wn0);
 }

@@ -94,6 +94,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) cross_slab_pipeline_kernel(Gemm
     ptx::cp_async_wait<0>();  // no copy may outlive the block (the tail groups are empty)
     using Epilogue = StagedEpilogue<Cfg, TC>;
     select_batch_c(args);
+    args.C = computed_once(args.C);  // not rebuilt at each store (docs/epilogues.md#c-once)
     static_assert(!Epilogue::kApplies || !(Ring::SlabA::kPermutedUnits || Ring::SlabB::kPermutedUnits),
                   "the staged epilogue takes the accumulators in unit order");
     if constexpr (Epilogue::kApplies && Epilogue::kBytes <= pipeline_smem_bytes<Cfg, T>()) {
