@@ -84,8 +84,8 @@ class SassCompare(unittest.TestCase):
         os.chmod(path, mode)
         return path
 
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=60)
+    def run_script(self, *args, env=None):
+        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=60, env=env)
 
     def test_a_grown_loop_and_its_parameter_reload_are_reported(self):
         old = self.write("old.sass", listing(OLD))
@@ -125,15 +125,7 @@ class SassCompare(unittest.TestCase):
         old = self.write("old.so", "\0binary")
         new = self.write("new.so", "\0binary")
         tool = self.write("cuobjdump", FAKE_CUOBJDUMP, 0o755)
-        env_old = os.environ.get("FAKE_DIR")
-        os.environ["FAKE_DIR"] = self.dir
-        try:
-            r = self.run_script("--cuobjdump", tool, old, new)
-        finally:
-            if env_old is None:
-                del os.environ["FAKE_DIR"]
-            else:
-                os.environ["FAKE_DIR"] = env_old
+        r = self.run_script("--cuobjdump", tool, old, new, env=dict(os.environ, FAKE_DIR=self.dir))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("  old: 7 instr, loops 4, ldc 0, regs 232\n  new: 9 instr, loops 6, ldc 1, regs 238", r.stdout)
 
