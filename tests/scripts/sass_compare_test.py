@@ -34,24 +34,27 @@ def listing(functions):
 
 
 def loop_body(extra):
-    """A kernel: two set-up instructions, a loop of HMMA + extra + branch back to 0x20, an exit."""
-    body = ["MOV R1, c[0x0][0x28]", "S2R R0, SR_TID.X", "HMMA.16816.F32 R4, R8, R12, R4"]
+    """A kernel: two set-up instructions, a k loop (back to 0x20: HMMA, a barrier's wait loop,
+    extra), inside a loop back to 0x10 (not a main loop: it holds one), an exit."""
+    body = ["MOV R1, c[0x0][0x28]", "S2R R0, SR_TID.X", "HMMA.16816.F32 R4, R8, R12, R4",
+            "SYNCS.PHASECHK.TRANS64.TRYWAIT P2, [R3+URZ], R5", "@!P2 BRA 0x30"]
     body += extra
-    body += ["ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA 0x20", "EXIT"]
+    body += ["ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA 0x20", "@P1 BRA 0x10", "EXIT"]
     return body
 
 
 OLD = {
     LOOP_KERNEL: loop_body(["IADD3 R2, R2, 0x1, RZ"]),
     FLAT_KERNEL: ["MOV R1, c[0x0][0x28]", "FFMA R2, R3, R4, R5", "EXIT"],
-    OTHER_KERNEL: ["MOV R1, c[0x0][0x28]", "EXIT"],
+    # an epilogue's loop (math, and a store to global memory): not a main loop
+    OTHER_KERNEL: ["MOV R1, c[0x0][0x28]", "FFMA R2, R3, R4, R5", "STG.E desc[UR4][R6.64], R2", "@P0 BRA 0x10", "EXIT"],
 }
 NEW = {
     # the loop grows by two instructions, one a parameter reload (LDC, not ULDC)
     LOOP_KERNEL: loop_body(["IADD3 R2, R2, 0x1, RZ", "LDC.64 R14, c[0x0][0x268]", "ULDC.64 UR4, c[0x0][0x210]"]),
     # one instruction more, no loop: a change only --all shows
     FLAT_KERNEL: ["MOV R1, c[0x0][0x28]", "FFMA R2, R3, R4, R5", "NOP", "EXIT"],
-    OTHER_KERNEL: ["MOV R1, c[0x0][0x28]", "EXIT"],
+    OTHER_KERNEL: ["MOV R1, c[0x0][0x28]", "FFMA R2, R3, R4, R5", "STG.E desc[UR4][R6.64], R2", "@P0 BRA 0x10", "EXIT"],
 }
 
 # A stand-in cuobjdump: -sass prints $FAKE_SASS_<stem>, -res-usage one REG line a kernel.
@@ -93,9 +96,10 @@ class SassCompare(unittest.TestCase):
         r = self.run_script(old, new)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("kernels: 3 old, 3 new, 3 in both", r.stdout)
-        # loop: HMMA, IADD3, ISETP, BRA = 4 old; + LDC + ULDC = 6 new
-        self.assertIn("tensor::cp_async_pipeline_kernel: 1, 7 -> 9, 4 -> 6", r.stdout)
-        self.assertIn(f"{LOOP_KERNEL}\n  old: 7 instr, loops 4, ldc 0, regs ?\n  new: 9 instr, loops 6, ldc 1, regs ?",
+        # k loop: HMMA, the wait loop (2), IADD3, ISETP, BRA = 6 old; + LDC + ULDC = 8 new
+        self.assertIn("tensor::cp_async_pipeline_kernel: 1, 10 -> 12, 6 -> 8", r.stdout)
+        self.assertIn("dgemm::dmma_kernel: 1, 5 -> 5, 0 -> 0", r.stdout)  # an epilogue loop: no main loop
+        self.assertIn(f"{LOOP_KERNEL}\n  old: 10 instr, loops 6, ldc 0, regs ?\n  new: 12 instr, loops 8, ldc 1, regs ?",
                       r.stdout)
         self.assertIn("changed kernels (1;", r.stdout)
         self.assertNotIn(f"{FLAT_KERNEL}\n", r.stdout)  # an instruction more, nothing else
@@ -127,7 +131,7 @@ class SassCompare(unittest.TestCase):
         tool = self.write("cuobjdump", FAKE_CUOBJDUMP, 0o755)
         r = self.run_script("--cuobjdump", tool, old, new, env=dict(os.environ, FAKE_DIR=self.dir))
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("  old: 7 instr, loops 4, ldc 0, regs 232\n  new: 9 instr, loops 6, ldc 1, regs 238", r.stdout)
+        self.assertIn("  old: 10 instr, loops 6, ldc 0, regs 232\n  new: 12 instr, loops 8, ldc 1, regs 238", r.stdout)
 
     def test_a_missing_input_is_named(self):
         new = self.write("new.sass", listing(NEW))
