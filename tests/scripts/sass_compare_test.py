@@ -133,6 +133,16 @@ class SassCompare(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("  old: 10 instr, loops 6, ldc 0, regs 232\n  new: 12 instr, loops 8, ldc 1, regs 238", r.stdout)
 
+    def test_registers_known_on_one_side_only_change_nothing(self):
+        old = self.write("old.sass", listing(OLD))  # a listing: no registers
+        self.write("same.sass", listing(OLD))
+        self.write("same.res", resources({LOOP_KERNEL: 238, FLAT_KERNEL: 40, OTHER_KERNEL: 64}))
+        same = self.write("same.so", "\0binary")
+        tool = self.write("cuobjdump", FAKE_CUOBJDUMP, 0o755)
+        r = self.run_script("--cuobjdump", tool, old, same, env=dict(os.environ, FAKE_DIR=self.dir))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("changed kernels (0;", r.stdout)
+
     def test_a_missing_input_is_named(self):
         new = self.write("new.sass", listing(NEW))
         r = self.run_script(os.path.join(self.dir, "absent.sass"), new)
