@@ -121,25 +121,27 @@ class SassCompare(unittest.TestCase):
         self.assertIn("kernels: 1 old, 1 new, 1 in both", r.stdout)
         self.assertNotIn("cp_async", r.stdout)
 
-    def test_binaries_go_through_cuobjdump_with_registers(self):
-        self.write("old.sass", listing(OLD))
-        self.write("new.sass", listing(NEW))
-        self.write("old.res", resources({LOOP_KERNEL: 232, FLAT_KERNEL: 40, OTHER_KERNEL: 64}))
-        self.write("new.res", resources({LOOP_KERNEL: 238, FLAT_KERNEL: 40, OTHER_KERNEL: 64}))
-        old = self.write("old.so", "\0binary")
-        new = self.write("new.so", "\0binary")
+    def binary(self, stem, functions, registers):
+        """A stand-in binary STEM.so: the stand-in cuobjdump prints STEM.sass and STEM.res for it."""
+        self.write(f"{stem}.sass", listing(functions))
+        self.write(f"{stem}.res", resources(registers))
+        return self.write(f"{stem}.so", "\0binary")
+
+    def run_with_stand_in(self, *args):
         tool = self.write("cuobjdump", FAKE_CUOBJDUMP, 0o755)
-        r = self.run_script("--cuobjdump", tool, old, new, env=dict(os.environ, FAKE_DIR=self.dir))
+        return self.run_script("--cuobjdump", tool, *args, env=dict(os.environ, FAKE_DIR=self.dir))
+
+    def test_binaries_go_through_cuobjdump_with_registers(self):
+        old = self.binary("old", OLD, {LOOP_KERNEL: 232, FLAT_KERNEL: 40, OTHER_KERNEL: 64})
+        new = self.binary("new", NEW, {LOOP_KERNEL: 238, FLAT_KERNEL: 40, OTHER_KERNEL: 64})
+        r = self.run_with_stand_in(old, new)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("  old: 10 instr, loops 6, ldc 0, regs 232\n  new: 12 instr, loops 8, ldc 1, regs 238", r.stdout)
 
     def test_registers_known_on_one_side_only_change_nothing(self):
         old = self.write("old.sass", listing(OLD))  # a listing: no registers
-        self.write("same.sass", listing(OLD))
-        self.write("same.res", resources({LOOP_KERNEL: 238, FLAT_KERNEL: 40, OTHER_KERNEL: 64}))
-        same = self.write("same.so", "\0binary")
-        tool = self.write("cuobjdump", FAKE_CUOBJDUMP, 0o755)
-        r = self.run_script("--cuobjdump", tool, old, same, env=dict(os.environ, FAKE_DIR=self.dir))
+        same = self.binary("same", OLD, {LOOP_KERNEL: 238, FLAT_KERNEL: 40, OTHER_KERNEL: 64})
+        r = self.run_with_stand_in(old, same)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("changed kernels (0;", r.stdout)
 
