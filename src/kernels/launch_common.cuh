@@ -93,6 +93,17 @@ __device__ __forceinline__ P* computed_once(P* p) {
     __builtin_assume(__isGlobal(p));  // so that its stores stay STG, not generic ST
     return p;
 }
+// The same for an offset: kept in registers from where it is worked out (the FP64 DMMA copy
+// plans' per-thread offsets, which ptxas rebuilt from the thread index and ld at every slab:
+// docs/ladder/fp64.md#lab-copy-plan-kept).
+__device__ __forceinline__ int64_t computed_once(int64_t x) {
+    asm("" : "+l"(x));
+    return x;
+}
+__device__ __forceinline__ uint32_t computed_once(uint32_t x) {
+    asm("" : "+r"(x));
+    return x;
+}
 
 // C of the block's problem in a strided batch (blockIdx.z), moved after the main loop: for the
 // mma.sync pipeline kernels, which read A and B of their problem through TileOperands(batch)

@@ -120,6 +120,15 @@ struct DmmaSlab {
             step = kRowStep * ld;
         }
 
+        // This thread's offsets kept in registers from here on (computed_once), where ptxas
+        // rebuilt them from the thread index and ld at every slab. Not for the 8-byte copies
+        // (there it spilled registers); step is uniform, left to ptxas. Where: DmmaTileCfg's
+        // kKeepCopyOffsets (docs/ladder/fp64.md#lab-copy-plan-kept).
+        __device__ void keep() {
+            smem0 = computed_once(smem0);
+            global0 = computed_once(global0);
+        }
+
         // Copies the slab at x into the stage at shared byte address `stage`. mn_left / k_left:
         // rows of op(X) and k still inside the matrix from the slab origin (may exceed MN / BK).
         // `full`: the whole slab is inside (block-uniform), so no chunk needs a check. Otherwise
@@ -245,7 +254,12 @@ struct DmmaBlock {
           copyA(a.lda),
           copyB(a.ldb),
           fragsA(wm0),
-          fragsB(wn0) {}
+          fragsB(wn0) {
+        if constexpr (Cfg::kKeepCopyOffsets && !kCopy8) {
+            copyA.keep();
+            copyB.keep();
+        }
+    }
 
     // acc += the tile at (m0, n0) over its K-slabs [kb, ke). The ring numbers slabs across calls:
     // this range's are q0, q0 + 1, ... (the caller adds ke - kb to q0 for the next range), so

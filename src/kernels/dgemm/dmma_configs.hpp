@@ -21,6 +21,10 @@ struct DmmaTileCfg {
     // Set for the 128 x 128 tiles alone, where it measured faster for TN and TT; with A op N,
     // step 08's shares and the smaller tiles it lost (docs/ladder/fp64.md#lab-frags-ahead).
     static constexpr bool kFragsAheadForAT = kFragsAheadForAT_;
+    // Step 07's 16-byte copies keep each thread's copy offsets in registers (CopyPlan::keep) in
+    // tiles of 1 or 2 blocks an SM: 2-7% less time there; the 64 x 64 tiles (3 blocks) lost 2%
+    // at 1000^3 (docs/ladder/fp64.md#lab-copy-plan-kept).
+    static constexpr bool kKeepCopyOffsets = kMinBlocks_ < 3;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
     static constexpr int kWarps = kWarpsM * kWarpsN;
     static constexpr int kThreads = 32 * kWarps;
