@@ -117,7 +117,10 @@ gemmkit_status overlap_on_copy_engines(const Call& c, const DistPlan& plan, int6
     for (int part = 0; part < parts && st == GEMMKIT_SUCCESS; ++part) {
         const RowRange cols = piece_of(c.n, parts, part);
         const Call columns = columns_of(c, cols);
-        const std::string name = parts > 1 ? std::string(".") + std::to_string(part) : std::string();
+        // Appended, not `std::string(".") + ...`: GCC 12 warned of an overlapping memcpy inside
+        // that operator+ (-Wrestrict, a false positive of its inlining).
+        std::string name;
+        if (parts > 1) name.append(".").append(std::to_string(part));
         for (int q = 0; q < P && st == GEMMKIT_SUCCESS;) {
             if (q == r || rows_of(m, P, q) == 0) {
                 ++q;
