@@ -21,7 +21,7 @@ struct DmmaTileCfg {
     // Set for the 128 x 128 tiles alone, where it measured faster for TN and TT; with A op N,
     // step 08's shares and the smaller tiles it lost (docs/ladder/fp64.md#lab-frags-ahead).
     static constexpr bool kFragsAheadForAT = kFragsAheadForAT_;
-    // Step 07's 16-byte copies keep each thread's copy offsets in registers (CopyPlan::keep) in
+    // The DMMA blocks' 16-byte copies (steps 07-09) keep each thread's offsets (CopyPlan::keep) in
     // tiles of 1 or 2 blocks an SM: 2-7% less time there; the 64 x 64 tiles (3 blocks) lost 2%
     // at 1000^3 (docs/ladder/fp64.md#lab-copy-plan-kept).
     static constexpr bool kKeepCopyOffsets = kMinBlocks_ < 3;
