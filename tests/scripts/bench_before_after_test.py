@@ -179,6 +179,31 @@ class Plan(unittest.TestCase):
                                                                                    bba.CORPUS, 20), 2, 20))
 
 
+    def test_recheck_times_the_rows_marked_slower_and_nothing_else(self):
+        bba = load()
+        fields = "types,kernel,ops,m,n,k,slower\n"
+        rows = ["f16,auto,NN,1000,1000,1000,1", "f16,f16.14_sized_tiles,NN,4096,4096,4096,1",
+                "f32,auto,NN,2049,2049,2049,1", "f64,dgemm.08_dmma_stream_k,NN,4096,4096,4096,1",
+                "tf32,auto,NN,64,64,64,0"]
+        with tempfile.TemporaryDirectory() as tmp:
+            summary = os.path.join(tmp, "summary.csv")
+            with open(summary, "w") as f:
+                f.write(fields + "\n".join(rows) + "\n")
+            jobs = bba.recheck_jobs(summary, list(bba.TYPES), 20)
+            only_f64 = bba.recheck_jobs(summary, ["f64"], 20)
+            proc = run("--recheck", tmp, "--quick", "--dry-run")
+        benched = {(g, s) for j in jobs for g in j.kernels for s in j.shapes}
+        for pair in [("auto", (1000, 1000, 1000)), ("f16.14_sized_tiles", (1000, 1000, 1000)),
+                     ("auto", (4096, 4096, 4096)), ("dgemm.08_dmma_stream_k", (4096, 4096, 4096))]:
+            self.assertIn(pair, benched)
+        self.assertIn(bba.Job("auto-f32", ["auto"], [(2049, 2049, 2049)], mergeable=False), jobs)
+        self.assertFalse(any("tf32" in g for j in jobs for g in j.kernels))
+        self.assertNotIn(("auto", (64, 64, 64)), benched)
+        self.assertEqual([j.kernels for j in only_f64], [["dgemm.08_dmma_stream_k"]])
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--recheck takes its rows from DIR/summary.csv", proc.stderr)
+
+
 class Run(unittest.TestCase):
     def test_abba_order_and_the_summary_of_its_own_csvs(self):
         with tempfile.TemporaryDirectory() as tmp:
