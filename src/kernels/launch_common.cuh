@@ -20,13 +20,6 @@ using ScalarOf = std::conditional_t<std::is_same_v<TC, double>, double, float>;
 
 // One launch's arguments: A and B of type T, C of type TC. Sizes fit int: chunking.hpp
 // splits larger problems.
-// The SIMT steps' kernels (FP32 01-10, FP64 01-06) take it as `const __grid_constant__
-// GemmArgs<...> params` and work on a local copy (`GemmArgs<...> g = params;`), which nvcc splits
-// into its fields, each loaded once at the start. It did so with the parameter itself up to 128
-// bytes; this one is 168 since batches and the epilogue, and over 128 nvcc reads a parameter in
-// place, where ptxas re-read k, ld and the operands in every slab of the main loops (3-5% more
-// instructions in steps 08-10 and FP64 05). The mma.sync and DMMA kernels, tuned around reading
-// it in place, still do (docs/epilogues.md#args-local).
 template <class T, class TC = T>
 struct GemmArgs {
     int m, n, k;

@@ -34,9 +34,7 @@ struct UnrollPrefetchCfg {
 };
 
 template <bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(UnrollPrefetchCfg::kThreads)
-    unroll_prefetch_kernel(const __grid_constant__ GemmArgs<double> params) {
-    GemmArgs<double> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(UnrollPrefetchCfg::kThreads) unroll_prefetch_kernel(GemmArgs<double> g) {
     using Cfg = UnrollPrefetchCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     __shared__ double sA[Cfg::BK][SA];  // [p][i], padded

@@ -27,9 +27,7 @@ struct DoubleBufferCfg {
 };
 
 template <bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(DoubleBufferCfg::kThreads)
-    double_buffer_kernel(const __grid_constant__ GemmArgs<double> params) {
-    GemmArgs<double> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(DoubleBufferCfg::kThreads) double_buffer_kernel(GemmArgs<double> g) {
     using Cfg = DoubleBufferCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     __shared__ double sA[2][Cfg::BK][SA];  // [buffer][p][i], padded

@@ -35,9 +35,7 @@ struct VectorSmemCfg {
 };
 
 template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(VectorSmemCfg::kThreads)
-    vector_smem_kernel(const __grid_constant__ GemmArgs<double> params) {
-    GemmArgs<double> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(VectorSmemCfg::kThreads) vector_smem_kernel(GemmArgs<double> g) {
     using Cfg = VectorSmemCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     constexpr int kPS = Cfg::kPairStride;

@@ -31,9 +31,7 @@ struct TwoLevelPrefetchCfg {
 };
 
 template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads)
-    two_level_prefetch_kernel(const __grid_constant__ GemmArgs<double> params) {
-    GemmArgs<double> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(TwoLevelPrefetchCfg::kThreads) two_level_prefetch_kernel(GemmArgs<double> g) {
     using Cfg = TwoLevelPrefetchCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     constexpr int kPS = Cfg::kPairStride;

@@ -81,9 +81,7 @@ __device__ __forceinline__ void store_pair_tile(const GemmArgs<double>& g, const
 }
 
 template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(EdgeFastCfg::kThreads)
-    edge_fast_kernel(const __grid_constant__ GemmArgs<double> params) {
-    GemmArgs<double> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(EdgeFastCfg::kThreads) edge_fast_kernel(GemmArgs<double> g) {
     using Cfg = EdgeFastCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     __shared__ __align__(16) double sA[2][Cfg::BK][SA];  // [buffer][p][i], padded

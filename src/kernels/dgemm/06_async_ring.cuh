@@ -108,8 +108,7 @@ struct RingSlabCopy {
 };
 
 template <class Cfg, bool kTransA, bool kTransB, bool kCopy8>
-__global__ void __launch_bounds__(Cfg::kThreads, 1) async_ring_kernel(const __grid_constant__ GemmArgs<double> params) {
-    GemmArgs<double> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(Cfg::kThreads, 1) async_ring_kernel(GemmArgs<double> g) {
 #if GEMMKIT_SM90_CODE
     using Ring = WarpRing<Cfg::kStages, Cfg::kThreads>;
     extern __shared__ __align__(128) double smem[];

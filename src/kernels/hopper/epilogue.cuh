@@ -23,10 +23,6 @@ struct OutputArgs {
     int a_step, b_step;
     EpilogueArgs<TC> epi;  // the fused epilogue (inactive: none)
 };
-// The kernels take it by value. Up to 128 bytes nvcc splits such a parameter into registers at
-// the kernel's start; past that it reads each field in place, which cost the SIMT steps' main
-// loops 3-5% when GemmArgs grew to 168 (docs/epilogues.md#args-local).
-static_assert(sizeof(OutputArgs<float>) <= 128, "OutputArgs past 128 bytes: copy it in the kernels (GemmArgs)");
 
 template <class TC>
 OutputArgs<TC> make_output_args(const Problem& p) {

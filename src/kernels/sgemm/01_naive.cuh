@@ -19,9 +19,7 @@ struct NaiveCfg {
 };
 
 template <bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(NaiveCfg::kBlock* NaiveCfg::kBlock)
-    naive_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;                                 // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(NaiveCfg::kBlock * NaiveCfg::kBlock) naive_kernel(GemmArgs<float> g) {
     const int j = blockIdx.y * NaiveCfg::kBlock + threadIdx.x;  // column: varies fastest in a warp
     const int i = blockIdx.x * NaiveCfg::kBlock + threadIdx.y;
     if (i >= g.m || j >= g.n) return;

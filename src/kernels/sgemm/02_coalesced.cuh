@@ -20,9 +20,7 @@ struct CoalescedCfg {
 };
 
 template <bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(CoalescedCfg::kBlock* CoalescedCfg::kBlock)
-    coalesced_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;                                     // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(CoalescedCfg::kBlock * CoalescedCfg::kBlock) coalesced_kernel(GemmArgs<float> g) {
     const int i = blockIdx.x * CoalescedCfg::kBlock + threadIdx.x;  // row: varies fastest in a warp
     const int j = blockIdx.y * CoalescedCfg::kBlock + threadIdx.y;
     if (i >= g.m || j >= g.n) return;

@@ -20,9 +20,7 @@ struct SmemTilingCfg {
 };
 
 template <bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(SmemTilingCfg::kThreads)
-    smem_tiling_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(SmemTilingCfg::kThreads) smem_tiling_kernel(GemmArgs<float> g) {
     using Cfg = SmemTilingCfg;
     __shared__ float sA[Cfg::BK][Cfg::BM];  // op(A) slab, k-major: sA[p][i]
     __shared__ float sB[Cfg::BK][Cfg::BN];  // op(B) slab, k-major: sB[p][j]

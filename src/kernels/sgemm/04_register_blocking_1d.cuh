@@ -23,9 +23,7 @@ struct RegisterBlocking1dCfg {
 };
 
 template <bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(RegisterBlocking1dCfg::kThreads)
-    register_blocking_1d_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(RegisterBlocking1dCfg::kThreads) register_blocking_1d_kernel(GemmArgs<float> g) {
     using Cfg = RegisterBlocking1dCfg;
     __shared__ float sA[Cfg::BK][Cfg::BM];  // sA[p][i]
     __shared__ float sB[Cfg::BK][Cfg::BN];  // sB[p][j]

@@ -24,9 +24,7 @@ struct VectorizedCfg {
 };
 
 template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(VectorizedCfg::kThreads)
-    vectorized_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(VectorizedCfg::kThreads) vectorized_kernel(GemmArgs<float> g) {
     using Cfg = VectorizedCfg;
     __shared__ __align__(16) float sA[Cfg::BK][Cfg::BM];  // sA[p][i]
     __shared__ __align__(16) float sB[Cfg::BK][Cfg::BN];  // sB[p][j]

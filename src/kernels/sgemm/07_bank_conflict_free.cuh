@@ -27,9 +27,7 @@ struct BankConflictFreeCfg {
 };
 
 template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(BankConflictFreeCfg::kThreads)
-    bank_conflict_free_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(BankConflictFreeCfg::kThreads) bank_conflict_free_kernel(GemmArgs<float> g) {
     using Cfg = BankConflictFreeCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     __shared__ __align__(16) float sA[Cfg::BK][SA];  // sA[p][i], padded

@@ -24,8 +24,10 @@ struct DoubleBufferingCfg {
     // 2 buffers x 8 x 132 floats x 2 operands = 16.5 KiB: far under the 48 KiB static limit.
 };
 
+// Two blocks per SM (launch bounds cap registers at 128): one block's barrier wait overlaps
+// the other's FMAs.
 template <bool kTransA, bool kTransB, bool kVec>
-__device__ __forceinline__ void double_buffering_tile(const GemmArgs<float>& g) {
+__global__ void __launch_bounds__(DoubleBufferingCfg::kThreads, 2) double_buffering_kernel(GemmArgs<float> g) {
     using Cfg = DoubleBufferingCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     __shared__ __align__(16) float sA[2][Cfg::BK][SA];  // [buffer][p][i]
@@ -71,21 +73,6 @@ __device__ __forceinline__ void double_buffering_tile(const GemmArgs<float>& g) 
         buf ^= 1;
     }
     store_quadrants<Cfg::BM / 2, Cfg::BN / 2>(g, acc, i0 + ti, j0 + tj);
-}
-
-// Two blocks per SM (launch bounds cap registers at 128): one block's barrier wait overlaps
-// the other's FMAs. The 16-byte variants work on a local copy of the arguments (GemmArgs,
-// launch_common.cuh); the others, with the copy, spilled 12 bytes at that cap, and read the
-// parameter in place.
-template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(DoubleBufferingCfg::kThreads, 2)
-    double_buffering_kernel(const __grid_constant__ GemmArgs<float> params) {
-    if constexpr (kVec) {
-        const GemmArgs<float> g = params;
-        double_buffering_tile<kTransA, kTransB, kVec>(g);
-    } else {
-        double_buffering_tile<kTransA, kTransB, kVec>(params);
-    }
 }
 
 inline cudaError_t launch_double_buffering(const Problem& p, cudaStream_t stream) {

@@ -30,9 +30,7 @@ struct WarpTilingCfg {
 };
 
 template <bool kTransA, bool kTransB, bool kVec>
-__global__ void __launch_bounds__(WarpTilingCfg::kThreads)
-    warp_tiling_kernel(const __grid_constant__ GemmArgs<float> params) {
-    GemmArgs<float> g = params;  // a local copy (GemmArgs, launch_common.cuh)
+__global__ void __launch_bounds__(WarpTilingCfg::kThreads) warp_tiling_kernel(GemmArgs<float> g) {
     using Cfg = WarpTilingCfg;
     constexpr int SA = Cfg::BM + Cfg::kPad, SB = Cfg::BN + Cfg::kPad;
     __shared__ __align__(16) float sA[2][Cfg::BK][SA];  // [buffer][p][i]
