@@ -184,14 +184,15 @@ gemmkit_status read_scaling(const gemmkit_scaling* d, gemmkit_dtype a_type, gemm
                        "): start from GEMMKIT_SCALING_INIT, with the header of this library's version");
     if (d->mode < GEMMKIT_SCALE_TENSOR || d->mode > GEMMKIT_SCALE_BLOCK)
         return invalid("scaling->mode = " + num(d->mode) + " is not a gemmkit_scale_mode");
-    if (d->mode == GEMMKIT_SCALE_BLOCK)
-        return fail(GEMMKIT_NOT_SUPPORTED, "scaling->mode = GEMMKIT_SCALE_BLOCK: block scaling (1 x 128 / 128 x 128) "
-                                           "is not served yet; use GEMMKIT_SCALE_TENSOR or GEMMKIT_SCALE_OUTER");
     for (const auto& [ptr, name] : {std::pair{d->scale_a, "scaling->scale_a"}, {d->scale_b, "scaling->scale_b"}})
         if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
             return invalid(std::string(name) + " is not aligned to 4 bytes (it is an array of float)");
     if (d->fast_accum != 0 && d->fast_accum != 1)
         return invalid("scaling->fast_accum = " + num(d->fast_accum) + " is not 0 or 1");
+    if (d->mode == GEMMKIT_SCALE_BLOCK && d->fast_accum == 1)
+        return fail(GEMMKIT_NOT_SUPPORTED,
+                    "scaling->fast_accum = 1 with GEMMKIT_SCALE_BLOCK: block scales are applied as the sums move "
+                    "into FP32 every 128 of k, which fast_accum skips; set fast_accum = 0");
     out->fast_accum = d->fast_accum == 1;
     out->mode = d->mode;
     out->a = d->scale_a;
@@ -253,10 +254,12 @@ gemmkit_status validate_quantize(const QuantizeArgs& a, bool* nothing) {
                                                ": gemmkit_quantize_fp8 takes BF16, FP16 or FP32 values");
     if (!fp8(a.q_type))
         return invalid("q_type = " + num(a.q_type) + ": must be GEMMKIT_R_8F_E4M3 or GEMMKIT_R_8F_E5M2");
-    if (a.mode == GEMMKIT_SCALE_BLOCK)
-        return fail(GEMMKIT_NOT_SUPPORTED, "mode = GEMMKIT_SCALE_BLOCK: block scales are not served yet (nor by "
-                                           "gemmkit_gemm_scaled_ex); use GEMMKIT_SCALE_TENSOR or GEMMKIT_SCALE_OUTER");
-    if (a.mode != GEMMKIT_SCALE_TENSOR && a.mode != GEMMKIT_SCALE_OUTER)
+    // With a block_mn (validate_quantize_blocks checked it) the blocks decide the scales, not the mode.
+    if (a.block_mn == 0 && a.mode == GEMMKIT_SCALE_BLOCK)
+        return fail(GEMMKIT_NOT_SUPPORTED,
+                    "mode = GEMMKIT_SCALE_BLOCK: a block scale needs the block's width; use "
+                    "gemmkit_quantize_fp8_blocks");
+    if (a.block_mn == 0 && a.mode != GEMMKIT_SCALE_TENSOR && a.mode != GEMMKIT_SCALE_OUTER)
         return invalid("mode = " + num(a.mode) + " is not a gemmkit_scale_mode");
     const int64_t least = a.k > 1 ? a.k : 1;
     if (a.ldx < least) return invalid("ldx = " + num(a.ldx) + " is less than max(1, k) = " + num(least));
@@ -272,11 +275,17 @@ gemmkit_status validate_quantize(const QuantizeArgs& a, bool* nothing) {
     const int64_t x_bytes = extent_bytes(a.k, a.mn, a.ldx, x_size), q_bytes = extent_bytes(a.k, a.mn, a.ldq, 1);
     if (x_bytes < 0) return invalid("ldx = " + num(a.ldx) + ": x's extent passes a 64-bit offset");
     if (q_bytes < 0) return invalid("ldq = " + num(a.ldq) + ": q's extent passes a 64-bit offset");
-    const int64_t scale_bytes = (a.mode == GEMMKIT_SCALE_OUTER ? a.mn : 1) * static_cast<int64_t>(sizeof(float));
+    const int64_t scale_bytes = quantize_scale_count(a) * static_cast<int64_t>(sizeof(float));
     if (overlap(a.q, q_bytes, a.x, x_bytes)) return invalid("q overlaps x");
     if (overlap(a.scales, scale_bytes, a.x, x_bytes)) return invalid("scales overlaps x");
     if (overlap(a.scales, scale_bytes, a.q, q_bytes)) return invalid("scales overlaps q");
     return GEMMKIT_SUCCESS;
+}
+
+gemmkit_status validate_quantize_blocks(const QuantizeArgs& a, bool* nothing) {
+    if (a.block_mn != 1 && a.block_mn != 128)
+        return invalid("block_mn = " + num(a.block_mn) + ": must be 1 (1 x 128 blocks) or 128 (128 x 128 blocks)");
+    return validate_quantize(a, nothing);
 }
 
 }  // namespace gemmkit

@@ -27,4 +27,8 @@ struct QuantizeArgs;  // kernels/fp8/quantize.hpp
 // cuBLAS, no pointer is read then).
 gemmkit_status validate_quantize(const QuantizeArgs& a, bool* nothing);
 
+// gemmkit_quantize_fp8_blocks's: a.block_mn 1 or 128 (else INVALID_VALUE), then
+// validate_quantize's checks, the scales one a block (quantize_scale_count).
+gemmkit_status validate_quantize_blocks(const QuantizeArgs& a, bool* nothing);
+
 }  // namespace gemmkit

@@ -215,8 +215,11 @@ typedef enum {
     GEMMKIT_SCALE_TENSOR = 0, /* scale_a[0] for all of A, scale_b[0] for all of B */
     GEMMKIT_SCALE_OUTER = 1,  /* scale_a[i] for row i of op(A) (m values), scale_b[j] for column j
                                * of op(B) (n values): cuBLASLt's outer-vector scaling */
-    GEMMKIT_SCALE_BLOCK = 2   /* 1 x 128 blocks of A's k, 128 x 128 blocks of B (DeepSeek-V3):
-                               * not served yet (GEMMKIT_NOT_SUPPORTED) */
+    GEMMKIT_SCALE_BLOCK = 2   /* blocks along k (DeepSeek-V3): scale_a[kb * m + i] for row i of
+                               * op(A) and its k in [128 kb, 128 kb + 128) (1 x 128 blocks,
+                               * ceil(k / 128) * m values); scale_b[kb * ceil(n / 128) + j / 128]
+                               * for column j of op(B) and the same k (128 x 128 blocks,
+                               * ceil(k / 128) * ceil(n / 128) values) */
 } gemmkit_scale_mode;
 
 /* The scaling descriptor. Start from GEMMKIT_SCALING_INIT and set what you use (`size`, as in
@@ -228,7 +231,8 @@ typedef struct gemmkit_scaling {
     const float* scale_b;    /* device; 1 or n values (mode); NULL: 1 */
     int fast_accum;          /* 0: the sums move into FP32 every 128 of k, as cuBLASLt's default;
                               * 1: they stay in the tensor cores' FP8 accumulation for all of k
-                              * (cuBLASLt's FAST_ACCUM): faster, less accurate */
+                              * (cuBLASLt's FAST_ACCUM): faster, less accurate. Block scales
+                              * are applied as the sums move: GEMMKIT_SCALE_BLOCK takes 0 */
 } gemmkit_scaling;
 
 #define GEMMKIT_SCALING_INIT { sizeof(gemmkit_scaling), GEMMKIT_SCALE_TENSOR, NULL, NULL, 0 }
@@ -236,9 +240,10 @@ typedef struct gemmkit_scaling {
 /* FP8 GEMM with scales (cublasLtMatmul with FP8 inputs and scale pointers):
  *   C(i, j) = alpha * sa(i) * sb(j) * sum_p op(A)(i, p) op(B)(p, j) + beta * C(i, j)
  * then the epilogue (NULL: none), where sa(i) and sb(j) are the scaling's values (1 where a
- * pointer is NULL). A and B are GEMMKIT_R_8F_E4M3, or one of them GEMMKIT_R_8F_E5M2; C is
- * FP32, FP16 or BF16; alpha and beta point to floats (docs/api.md#fp8 says how the sums are
- * kept). Both operands
+ * pointer is NULL); with GEMMKIT_SCALE_BLOCK each product takes the scales of its k's block:
+ *   C(i, j) = alpha * sum_p sa(i, p / 128) sb(j / 128, p / 128) op(A)(i, p) op(B)(p, j) + ...
+ * A and B are GEMMKIT_R_8F_E4M3, or one of them GEMMKIT_R_8F_E5M2; C is FP32, FP16 or BF16;
+ * alpha and beta point to floats (docs/api.md#fp8 says how the sums are kept). Both operands
  * K-major, the layout FP8 wgmma reads: transa = GEMMKIT_OP_T (A stored k x m) and transb =
  * GEMMKIT_OP_N (B stored k x n); other ops are GEMMKIT_NOT_SUPPORTED. On sm_90 with A and B
  * 16-byte aligned and lda, ldb multiples of 16. */
@@ -261,11 +266,23 @@ GEMMKIT_API gemmkit_status gemmkit_gemm_scaled_ex(cudaStream_t stream, gemmkit_o
  *                         op(A), or a column of op(B));
  * F the format's largest finite value (448 for E4M3, 57344 for E5M2); an amax of 0 gives a scale
  * of 1. q = x / scale rounded to nearest, saturating at +-F; a NaN or infinity in x gives a
- * scale that is not finite. GEMMKIT_SCALE_BLOCK: NOT_SUPPORTED, as in the GEMM. k or mn of 0:
- * nothing is written. Bad arguments: INVALID_VALUE naming them, nothing touched. */
+ * scale that is not finite. GEMMKIT_SCALE_BLOCK: NOT_SUPPORTED here (a block needs its width:
+ * gemmkit_quantize_fp8_blocks). k or mn of 0: nothing is written. Bad arguments: INVALID_VALUE
+ * naming them, nothing touched. */
 GEMMKIT_API gemmkit_status gemmkit_quantize_fp8(cudaStream_t stream, int64_t k, int64_t mn, const void* x,
                                                 gemmkit_dtype x_type, int64_t ldx, void* q, gemmkit_dtype q_type,
                                                 int64_t ldq, gemmkit_scale_mode mode, float* scales);
+
+/* gemmkit_quantize_fp8 with a scale per block of 128 of k and block_mn of the mn columns (the
+ * operands of GEMMKIT_SCALE_BLOCK: block_mn = 1 for A, 128 for B):
+ *   scales[kb * ceil(mn / block_mn) + j / block_mn] = amax(|x(i, j)|) / F over the block's
+ *   values, i in [128 kb, 128 kb + 128) and j in [block_mn (j / block_mn), ... + block_mn),
+ * ceil(k / 128) * ceil(mn / block_mn) values; q = x / its block's scale, rounded and saturating,
+ * as gemmkit_quantize_fp8. block_mn other than 1 or 128: INVALID_VALUE. The other arguments and
+ * checks are gemmkit_quantize_fp8's. */
+GEMMKIT_API gemmkit_status gemmkit_quantize_fp8_blocks(cudaStream_t stream, int64_t k, int64_t mn, const void* x,
+                                                       gemmkit_dtype x_type, int64_t ldx, void* q, gemmkit_dtype q_type,
+                                                       int64_t ldq, int64_t block_mn, float* scales);
 
 /* The GEMMs this thread starts from now on plan for at most sm_count SMs of the device (0, the
  * default: all of them), leaving the rest to kernels that run beside them on other streams,

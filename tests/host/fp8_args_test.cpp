@@ -1,9 +1,10 @@
 // FP8 scaled GEMM on the host: the checks of gemmkit_gemm_scaled_ex's own arguments (the scaling
-// descriptor, the FP8 operand types, alpha and beta), which run before any device work, so no
-// case here touches a GPU; the refusals the FP8 row makes (ops other than TN, both operands E5M2,
-// C's type, operands TMA cannot read), through the C API for their status and through the plan,
-// a pure host function, for their reasons; which row `auto` plans an FP8 problem on; and the FP8
-// types' names and sizes.
+// descriptor, block scales with fast_accum among them, the FP8 operand types, alpha and beta),
+// which run before any device work, so no case here touches a GPU; the refusals the FP8 row makes
+// (ops other than TN, both operands E5M2, C's type, operands TMA cannot read, block scales on the
+// row that keeps its sums in the tensor cores), through the C API for their status and through the
+// plan, a pure host function, for their reasons; which row `auto` plans an FP8 problem on; and the
+// FP8 types' names and sizes.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -178,11 +179,28 @@ TEST_F(Fp8Args, RejectsAFastAccumOtherThanZeroOrOne) {
     expect_past_the_checks(valid()());
 }
 
-TEST_F(Fp8Args, BlockScalingIsNotServedYet) {
+// Block scales (m = n = k = 64: ceil(64 / 128) * 64 values of A's, one of B's, both inside the
+// outer scales' fake arrays) pass the checks, with either scale NULL too.
+TEST_F(Fp8Args, BlockScalingPassesTheChecks) {
     scaling_.mode = GEMMKIT_SCALE_BLOCK;
-    EXPECT_EQ(valid()(), GEMMKIT_NOT_SUPPORTED);
-    EXPECT_TRUE(contains(gemmkit_last_error(), "block"));
-    EXPECT_TRUE(untouched());
+    expect_past_the_checks(valid()());
+    scaling_.scale_a = nullptr;
+    expect_past_the_checks(valid()());
+    scaling_.scale_a = fake_ptr<const float>(0x30000);
+    scaling_.scale_b = nullptr;
+    expect_past_the_checks(valid()());
+}
+
+// Block scales are applied as the sums move into FP32 every 128 of k; fast_accum keeps them in the
+// tensor cores for all of k, so the two do not go together (as in cuBLASLt and torch._scaled_mm).
+TEST_F(Fp8Args, BlockScalingWithFastAccumIsNotSupported) {
+    scaling_.mode = GEMMKIT_SCALE_BLOCK;
+    scaling_.fast_accum = 1;
+    expect_refused(valid()(), GEMMKIT_NOT_SUPPORTED, "scaling->fast_accum");
+    // By name too: the check comes before the plan.
+    ScaledCall call = valid();
+    call.kernel = "fp8.02_promoted";
+    expect_refused(call(), GEMMKIT_NOT_SUPPORTED, "scaling->fast_accum");
 }
 
 TEST_F(Fp8Args, RejectsMisalignedScales) {
@@ -191,9 +209,11 @@ TEST_F(Fp8Args, RejectsMisalignedScales) {
     scaling_.scale_a = fake_ptr<const float>(0x30000);
     scaling_.scale_b = fake_ptr<const float>(0x40001);
     expect_refused(valid()(), GEMMKIT_INVALID_VALUE, "scaling->scale_b");
-    // Per tensor, the one value must be a float too.
-    scaling_.mode = GEMMKIT_SCALE_TENSOR;
-    expect_refused(valid()(), GEMMKIT_INVALID_VALUE, "scaling->scale_b");
+    // Per tensor, the one value must be a float too; per block, each of them.
+    for (gemmkit_scale_mode mode : {GEMMKIT_SCALE_TENSOR, GEMMKIT_SCALE_BLOCK}) {
+        scaling_.mode = mode;
+        expect_refused(valid()(), GEMMKIT_INVALID_VALUE, "scaling->scale_b");
+    }
 }
 
 // --- Types, ops, scalars ----------------------------------------------------------------------
@@ -336,6 +356,28 @@ TEST(Fp8Plan, ThePlanTmaStoresCWhereCTakesIt) {
         odd_m.m = 4095;  // a column of C is not whole 16-byte chunks
         EXPECT_EQ(epilogue_of(odd_m), EpiloguePath::kRegisters);
     }
+}
+
+// Block scales change every 128 of k: only the row that moves its sums into FP32 there applies
+// them. auto takes it; the row that keeps its sums in the tensor cores refuses them by name.
+TEST(Fp8Plan, BlockScalesAreServedByThePromotedRowAlone) {
+    Problem p = fp8_problem();
+    p.scaling.mode = GEMMKIT_SCALE_BLOCK;
+    gemmkit::Plan plan;
+    std::string why;
+    ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why)) << why;
+    EXPECT_EQ(std::string(plan.kernel->name), kAutoRow);
+    ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), kAutoRow, &plan, &why)) << why;
+    EXPECT_EQ(std::string(plan.kernel->name), kAutoRow);
+    EXPECT_FALSE(gemmkit::plan_gemm(p, h100_facts(), "fp8.01_wgmma_scaled", &plan, &why));
+    EXPECT_TRUE(contains(why, "fp8.01_wgmma_scaled")) << why;
+    EXPECT_TRUE(contains(why, "block")) << why;
+    // Sizes of no multiple of 128 or of the tile: the last block of k and of B's columns is partial.
+    p.m = 130, p.n = 300, p.k = 200;
+    p.lda = p.ldb = 208;
+    p.ldc = 130;
+    ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why)) << why;
+    EXPECT_EQ(std::string(plan.kernel->name), kAutoRow);
 }
 
 TEST(Fp8Plan, OpsOtherThanTnAreNotServedSayingKMajor) {

@@ -1,7 +1,7 @@
-// gemmkit_quantize_fp8's checks, on the host: each bad argument is refused with a message naming
-// it, before any device work (the pointers are fake and never read); a call with nothing to do
-// succeeds; a valid call gets past every check. And the arithmetic the kernels share with the
-// GPU tests (kernels/fp8/quantize.hpp).
+// gemmkit_quantize_fp8's and gemmkit_quantize_fp8_blocks's checks, on the host: each bad
+// argument is refused with a message naming it, before any device work (the pointers are fake
+// and never read); a call with nothing to do succeeds; a valid call gets past every check. And
+// the arithmetic the kernels share with the GPU tests (kernels/fp8/quantize.hpp).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -37,7 +37,18 @@ struct QuantizeCall {
     }
 };
 
-void expect_refused(const QuantizeCall& call, gemmkit_status want, const std::string& arg) {
+// QuantizeCall's arguments for gemmkit_quantize_fp8_blocks, 1 x 128 blocks: 32 scales (k 64 is
+// one block of k).
+struct QuantizeBlocksCall : QuantizeCall {
+    int64_t block_mn = 1;
+
+    gemmkit_status operator()() const {
+        return gemmkit_quantize_fp8_blocks(nullptr, k, mn, x, x_type, ldx, q, q_type, ldq, block_mn, scales);
+    }
+};
+
+template <class Call>
+void expect_refused(const Call& call, gemmkit_status want, const std::string& arg) {
     const gemmkit_status s = call();
     EXPECT_EQ(s, want) << gemmkit_status_string(s) << ": " << gemmkit_last_error();
     EXPECT_TRUE(names(gemmkit_last_error(), arg)) << gemmkit_last_error();
@@ -93,10 +104,11 @@ TEST(QuantizeArgs, WritesE4m3OrE5m2) {
     expect_refused(call, GEMMKIT_INVALID_VALUE, "q_type");
 }
 
-TEST(QuantizeArgs, BlockScalesAreNotServedAndOtherModesAreInvalid) {
+TEST(QuantizeArgs, BlockScalesTakeTheBlocksEntryAndOtherModesAreInvalid) {
     QuantizeCall call;
     call.mode = GEMMKIT_SCALE_BLOCK;
     expect_refused(call, GEMMKIT_NOT_SUPPORTED, "mode");
+    EXPECT_TRUE(names(gemmkit_last_error(), "gemmkit_quantize_fp8_blocks")) << gemmkit_last_error();
     call.mode = static_cast<gemmkit_scale_mode>(7);
     expect_refused(call, GEMMKIT_INVALID_VALUE, "mode");
 }
@@ -143,6 +155,106 @@ TEST(QuantizeArgs, RejectsOutputsThatOverlapTheInputOrEachOther) {
     call.scales = fake_ptr<float>(0x200000 + 72 * 31 + 64);  // just past q's last value: no overlap
     const gemmkit_status s = call();
     EXPECT_FALSE(contains(gemmkit_last_error(), "overlaps")) << gemmkit_status_string(s);
+}
+
+TEST(QuantizeBlocksArgs, AValidCallGetsPastEveryCheck) {
+    for (int64_t block_mn : {1, 128})
+        for (gemmkit_dtype x_type : {GEMMKIT_R_32F, GEMMKIT_R_16F, GEMMKIT_R_16BF})
+            for (gemmkit_dtype q_type : {GEMMKIT_R_8F_E4M3, GEMMKIT_R_8F_E5M2}) {
+                QuantizeBlocksCall call;
+                call.block_mn = block_mn, call.x_type = x_type, call.q_type = q_type;
+                const gemmkit_status s = call();
+                // As for gemmkit_quantize_fp8: the device or the fake pointers stop it, no check.
+                const std::string msg = gemmkit_last_error();
+                EXPECT_NE(s, GEMMKIT_SUCCESS);
+                for (const char* arg : {"k =", "mn =", "x_type", "q_type", "block_mn", "ldx", "ldq", "overlaps"})
+                    EXPECT_FALSE(contains(msg, arg)) << msg;
+            }
+}
+
+TEST(QuantizeBlocksArgs, BlocksAre1Or128ColumnsWide) {
+    for (int64_t block_mn : {0, -1, 2, 64, 127, 256}) {
+        QuantizeBlocksCall call;
+        call.block_mn = block_mn;
+        expect_refused(call, GEMMKIT_INVALID_VALUE, "block_mn");
+        call.k = 0;  // refused even with nothing to do
+        expect_refused(call, GEMMKIT_INVALID_VALUE, "block_mn");
+    }
+}
+
+TEST(QuantizeBlocksArgs, NothingToDoSucceedsWithoutReadingAPointer) {
+    for (int64_t block_mn : {1, 128})
+        for (int64_t k : {0, 5}) {
+            QuantizeBlocksCall call;
+            call.block_mn = block_mn, call.k = k, call.mn = k == 0 ? 3 : 0;
+            call.x = nullptr, call.q = nullptr, call.scales = nullptr;
+            EXPECT_EQ(call(), GEMMKIT_SUCCESS) << gemmkit_last_error();
+        }
+}
+
+// The checks gemmkit_quantize_fp8 makes, made here too.
+TEST(QuantizeBlocksArgs, ChecksTheOtherArgumentsAsTheTensorEntryDoes) {
+    QuantizeBlocksCall call;
+    call.k = -1;
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "k");
+    call = QuantizeBlocksCall{};
+    call.mn = -1;
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "mn");
+    call = QuantizeBlocksCall{};
+    call.x_type = GEMMKIT_R_64F;
+    expect_refused(call, GEMMKIT_NOT_SUPPORTED, "x_type");
+    call = QuantizeBlocksCall{};
+    call.q_type = GEMMKIT_R_16F;
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "q_type");
+    call = QuantizeBlocksCall{};
+    call.ldx = 63;
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "ldx");
+    call = QuantizeBlocksCall{};
+    call.ldq = 63;
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "ldq");
+    for (const char* arg : {"x", "q", "scales"}) {
+        call = QuantizeBlocksCall{};
+        if (std::string(arg) == "x") call.x = nullptr;
+        if (std::string(arg) == "q") call.q = nullptr;
+        if (std::string(arg) == "scales") call.scales = nullptr;
+        expect_refused(call, GEMMKIT_INVALID_VALUE, arg);
+    }
+    call = QuantizeBlocksCall{};
+    call.scales = fake_ptr<float>(0x300001);
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "scales");
+}
+
+// The scales' extent is one float a block: 32 for 1 x 128 blocks of 64 x 32, 1 for 128 x 128.
+TEST(QuantizeBlocksArgs, TheScalesOfEveryBlockStayApartFromXAndQ) {
+    QuantizeBlocksCall call;
+    call.scales = fake_ptr<float>(0x100000 - 64);  // 16 floats before x: the 17th is x's
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "scales");
+    call.block_mn = 128;  // one float: clear of x
+    call();
+    EXPECT_FALSE(contains(gemmkit_last_error(), "overlaps")) << gemmkit_last_error();
+    call = QuantizeBlocksCall{};
+    call.scales = fake_ptr<float>(0x200000 - 4 * 31);  // the last of 32 floats is q's first byte
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "scales");
+    call.scales = fake_ptr<float>(0x200000 - 4 * 32);  // all 32 before q
+    call();
+    EXPECT_FALSE(contains(gemmkit_last_error(), "overlaps")) << gemmkit_last_error();
+    call = QuantizeBlocksCall{};
+    call.q = fake_ptr<void>(0x100000 + 64);
+    expect_refused(call, GEMMKIT_INVALID_VALUE, "q");
+}
+
+TEST(QuantizeScale, OneScaleABlockOf128OfKAndBlockMnColumns) {
+    gemmkit::QuantizeArgs a;
+    a.k = 300, a.mn = 130;  // 3 blocks of k, the last of 44
+    EXPECT_EQ(gemmkit::quantize_scale_count(a), 1);
+    a.mode = GEMMKIT_SCALE_OUTER;
+    EXPECT_EQ(gemmkit::quantize_scale_count(a), 130);
+    a.block_mn = 1;  // the mode no longer counts
+    EXPECT_EQ(gemmkit::quantize_scale_count(a), 3 * 130);
+    a.block_mn = 128;
+    EXPECT_EQ(gemmkit::quantize_scale_count(a), 3 * 2);
+    a.k = 128, a.mn = 128;
+    EXPECT_EQ(gemmkit::quantize_scale_count(a), 1);
 }
 
 TEST(QuantizeScale, TheLargestMagnitudeLandsOnTheFormatsLargestValue) {

@@ -1,6 +1,7 @@
 // gemmkit bench --suite fp8: FP8 GEMMs with scales (the FP8 issue's rows), `auto`
 // (gemmkit_gemm_scaled_ex) against cuBLASLt's FP8 matmul of the same semantics (lt_fp8.hpp), in
-// the same run, for per-tensor and outer-vector scales, C in BF16. In torch's row-major terms a
+// the same run, for per-tensor, outer-vector and block scales (1 x 128 of a, 128 x 128 of b:
+// cuBLASLt's VEC128_32F x BLK128x128_32F), C in BF16. In torch's row-major terms a
 // row is out (M x N) = (a * sa) @ (b * sb)^T with a M x K and b N x K, both K-major; in the
 // library's column-major terms that is the TN GEMM m = M, n = N, k = K (A stored k x m, B k x n).
 // Each (row, mode) checks auto, each fp8.* row by name and cuBLASLt (every element of C written
@@ -46,7 +47,11 @@ struct ScaleCase {
     const char* name;
     gemmkit_scale_mode mode;
 };
-constexpr ScaleCase kModes[] = {{"tensor", GEMMKIT_SCALE_TENSOR}, {"outer", GEMMKIT_SCALE_OUTER}};
+constexpr ScaleCase kModes[] = {
+    {"tensor", GEMMKIT_SCALE_TENSOR}, {"outer", GEMMKIT_SCALE_OUTER}, {"block", GEMMKIT_SCALE_BLOCK}};
+
+constexpr int64_t kBlockK = 128;  // GEMMKIT_SCALE_BLOCK: a scale for each 128 of k (and of b's n)
+int64_t k_blocks(const Fp8Shape& s) { return (s.k + kBlockK - 1) / kBlockK; }
 
 constexpr gemmkit_dtype kIn = GEMMKIT_R_8F_E4M3;
 constexpr gemmkit_dtype kOut = GEMMKIT_R_16BF;  // C is uint16_t BF16 bits below
@@ -112,7 +117,9 @@ struct Operands {
     DeviceBuffer<uint8_t> d_a, d_b;
     DeviceBuffer<uint16_t> d_c;                    // m x n, ld m, BF16
     std::vector<std::pair<int64_t, int64_t>> at;   // the sampled (i, j)
-    std::vector<double> dots;                      // sum_p op(A)(i, p) op(B)(p, j) at each, unscaled
+    // [x * k_blocks + kb]: sum_p op(A)(i, p) op(B)(p, j) over p in block kb (128 of k) at the
+    // x-th sample, unscaled; every mode's reference is a scaled sum of them.
+    std::vector<double> dots;
 
     Operands(const Fp8Shape& shape, uint64_t seed)
         : s(shape), a(random_e4m3(static_cast<size_t>(shape.m * shape.k), seed * 7 + 1)),
@@ -126,27 +133,35 @@ struct Operands {
         std::uniform_int_distribution<int64_t> row(0, s.m - 1), col(0, s.n - 1);
         while (at.size() < kSamples) at.emplace_back(row(rng), col(rng));
         const std::array<double, 256>& v = e4m3_values();
-        for (const auto& [i, j] : at) {
-            double sum = 0;
-            for (int64_t p = 0; p < s.k; ++p)
-                sum += v[a[static_cast<size_t>(i * s.k + p)]] * v[b[static_cast<size_t>(j * s.k + p)]];
-            dots.push_back(sum);
-        }
+        for (const auto& [i, j] : at)
+            for (int64_t kb = 0; kb < k_blocks(s); ++kb) {
+                double sum = 0;
+                for (int64_t p = kb * kBlockK; p < std::min(s.k, (kb + 1) * kBlockK); ++p)
+                    sum += v[a[static_cast<size_t>(i * s.k + p)]] * v[b[static_cast<size_t>(j * s.k + p)]];
+                dots.push_back(sum);
+            }
     }
 };
 
-// One mode's scales in [0.5, 0.9] and [1.1, 2): one each (tensor), or m for A and n for B (outer).
+// One mode's scales in [0.5, 0.9] and [1.1, 2): one each (tensor), m for A and n for B (outer),
+// or one per 128 of k for each row of A and each 128 columns of B (block), in gemmkit.h's order:
+// a[kb * m + i], b[kb * ceil(n / 128) + j / 128].
 struct Scales {
     std::vector<float> a, b;
     DeviceBuffer<float> d_a, d_b;
     gemmkit_scaling scaling = GEMMKIT_SCALING_INIT;
+    int64_t m = 1, n_blocks = 1;
+    bool outer = false, block = false;
 
-    Scales(const Fp8Shape& s, gemmkit_scale_mode mode, uint64_t seed) {
-        const bool outer = mode == GEMMKIT_SCALE_OUTER;
+    Scales(const Fp8Shape& s, gemmkit_scale_mode mode, uint64_t seed)
+        : m(s.m),
+          n_blocks((s.n + kBlockK - 1) / kBlockK),
+          outer(mode == GEMMKIT_SCALE_OUTER),
+          block(mode == GEMMKIT_SCALE_BLOCK) {
         std::mt19937_64 rng(seed);
         std::uniform_real_distribution<float> scale(0.5f, 2.0f);
-        a.resize(static_cast<size_t>(outer ? s.m : 1));
-        b.resize(static_cast<size_t>(outer ? s.n : 1));
+        a.resize(static_cast<size_t>(block ? k_blocks(s) * s.m : outer ? s.m : 1));
+        b.resize(static_cast<size_t>(block ? k_blocks(s) * n_blocks : outer ? s.n : 1));
         // Away from 1, so that a scale the kernel never applied shows in the error.
         auto draw = [&] {
             float x;
@@ -161,8 +176,11 @@ struct Scales {
         d_b.copy_from_host(b.data());
         scaling.mode = mode, scaling.scale_a = d_a.data(), scaling.scale_b = d_b.data();
     }
-    double sa(int64_t i) const { return a.size() == 1 ? a[0] : a[static_cast<size_t>(i)]; }
-    double sb(int64_t j) const { return b.size() == 1 ? b[0] : b[static_cast<size_t>(j)]; }
+    // The scales of the products of block kb of k at C(i, j).
+    double sa(int64_t i, int64_t kb) const { return a[static_cast<size_t>(block ? kb * m + i : outer ? i : 0)]; }
+    double sb(int64_t j, int64_t kb) const {
+        return b[static_cast<size_t>(block ? kb * n_blocks + j / kBlockK : outer ? j : 0)];
+    }
 };
 
 // gemmkit's call on o and sc: auto where kernel is null, else the row it names.
@@ -189,9 +207,11 @@ std::string sampled_error(const Operands& o, const Scales& sc, cudaStream_t stre
     for (uint16_t bits : c) not_finite += !bf16_finite(bits);
     if (not_finite > 0) return std::to_string(not_finite) + " elements of C not written or not finite";
     double err2 = 0, ref2 = 0;
+    const int64_t kbs = k_blocks(o.s);
     for (size_t x = 0; x < o.at.size(); ++x) {
         const auto [i, j] = o.at[x];
-        const double ref = sc.sa(i) * sc.sb(j) * o.dots[x];
+        double ref = 0;
+        for (int64_t kb = 0; kb < kbs; ++kb) ref += sc.sa(i, kb) * sc.sb(j, kb) * o.dots[x * kbs + kb];
         const double out = bf16_value(c[static_cast<size_t>(i + j * o.s.m)]);
         err2 += (out - ref) * (out - ref);
         ref2 += ref * ref;
@@ -256,8 +276,10 @@ LtOutcome check_lt(LtFp8Matmul& lt, Operands& o, const Scales& sc, bool fast_acc
     p.fast_accum = fast_accum;
     if (std::string why = lt.prepare(p); !why.empty()) return out.status = "refused: " + why, out;
     poison(o, stream);
+    // A block-scaled call names its combination in a refusal here too (prepare's do).
+    const std::string tried = p.scaling.mode == GEMMKIT_SCALE_BLOCK ? LtFp8Matmul::tried(p) + ": " : "";
     if (const cublasStatus_t st = lt.run(); st != CUBLAS_STATUS_SUCCESS)
-        return out.status = std::string("refused: cublasLtMatmul: ") + cublasGetStatusString(st), out;
+        return out.status = "refused: " + tried + "cublasLtMatmul: " + cublasGetStatusString(st), out;
     if (std::string bad = sampled_error(o, sc, stream, &out.err); !bad.empty())
         return out.status = "FAILED: " + bad, out;
     if (!(out.err <= kMaxRelError)) out.status = "FAILED: " + over_tolerance(out.err);
@@ -424,17 +446,22 @@ int bench_fp8(const Options& o) {
         L2Flusher flusher(dev, o.flush_by_reading);
         const TimingPlan plan = corpus_timing(o);
         std::printf("gemmkit bench --suite fp8 — %s\n", analysis::one_line(dev).c_str());
-        std::printf("commit %s; seed %llu; out (M x N, BF16) = sa * sb * (a @ b^T), a M x K and b N x K in E4M3 "
-                    "(uniform in [-2, 2), rounded), scales in [0.5, 2) and 10%% or more from 1: tensor = one each, "
-                    "outer = one a row of out (sa) and one a column (sb)\n",
-                    GEMMKIT_GIT_COMMIT, static_cast<unsigned long long>(o.seed));
+        std::printf(
+            "commit %s; seed %llu; out (M x N, BF16) = sa * sb * (a @ b^T), a M x K and b N x K in E4M3 "
+            "(uniform in [-2, 2), rounded), scales in [0.5, 2) and 10%% or more from 1: tensor = one each, "
+            "outer = one a row of out (sa) and one a column (sb), block = one for each 128 of K of a row "
+            "of a (sa, 1 x 128) and of 128 rows of b (sb, 128 x 128)\n",
+            GEMMKIT_GIT_COMMIT, static_cast<unsigned long long>(o.seed));
         std::printf("auto (gemmkit_gemm_scaled_ex), each fp8.* row and cuBLASLt (FP8 TN, FP32 compute, heuristic's "
                     "first algo; FAST_ACCUM off, and on as a second call) verified: all of C written and finite, err = "
                     "||out - ref|| / ||ref|| over %zu elements against FP64 (FAILED above %.0e); then %d warm-up + "
                     "up to %d timed calls each, interleaved, L2 flushed (%s) before each\n",
                     kSamples, kMaxRelError, plan.warmup, plan.iters, flusher.how());
-        std::printf("ratio = cuBLASLt ms / auto ms (> 1: gemmkit faster); err/Lt = auto's err / cuBLASLt's (<= 1: as "
-                    "accurate); cuBLASLt is FAST_ACCUM off (torch._scaled_mm's default) unless named fast-accum\n\n");
+        std::printf(
+            "ratio = cuBLASLt ms / auto ms (> 1: gemmkit faster); err/Lt = auto's err / cuBLASLt's (<= 1: as "
+            "accurate); cuBLASLt is FAST_ACCUM off (torch._scaled_mm's default) unless named fast-accum; "
+            "block: cuBLASLt's A VEC128_32F x B BLK128x128_32F, B's scales copied into its layout before "
+            "timing\n\n");
         std::printf("%6s %6s %6s %-6s %8s %8s %6s %9s %9s %6s %7s %7s\n", "M", "N", "K", "scale", "err", "Lt err",
                     "err/Lt", "auto ms", "Lt ms", "ratio", "TFLOP/s", "Lt TF/s");
         std::vector<Fp8Row> rows;

@@ -305,8 +305,8 @@ const std::vector<OptionSpec> kOptions = {
      "cuBLAS's batched calls for each --types; epilogue: linear layers with a fused\n"
      "bias and activation against cuBLASLt's epilogues (default types bf16, f16);\n"
      "grouped: mixture-of-experts layers against cuBLAS's loop and grouped calls (f16, bf16);\n"
-     "fp8: FP8 GEMMs with per-tensor and outer-vector scales against cuBLASLt (E4M3 in,\n"
-     "BF16 out; no --types); the corpora's timing defaults: --warmup 2 --iters 10\n"
+     "fp8: FP8 GEMMs with per-tensor, outer-vector and block scales against cuBLASLt (E4M3\n"
+     "in, BF16 out; no --types); the corpora's timing defaults: --warmup 2 --iters 10\n"
      "--max-seconds 0.5",
      [](const std::string& v, Pending* p, std::string* err) {
          if (v != "ladder" && v != "shapes" && v != "batched" && v != "epilogue" && v != "grouped" && v != "fp8")

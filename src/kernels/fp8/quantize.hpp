@@ -1,5 +1,5 @@
-// FP8 quantization (gemmkit_quantize_fp8, src/quantize.cpp): the launcher and the arithmetic
-// the kernels and the tests share.
+// FP8 quantization (gemmkit_quantize_fp8 and gemmkit_quantize_fp8_blocks, src/quantize.cpp): the
+// launcher and the arithmetic the kernels and the tests share.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,12 @@
 
 namespace gemmkit {
 
+// The k of a block scale (GEMMKIT_SCALE_BLOCK): one scale per 128 of k.
+constexpr int64_t kScaleBlockK = 128;
+
 // A checked gemmkit_quantize_fp8 call: x (k x mn, ld ldx, of x_type) into q (ld ldq, of
-// q_type), and its scales by mode (TENSOR or OUTER).
+// q_type), and its scales by mode (TENSOR or OUTER), or, from gemmkit_quantize_fp8_blocks, one
+// per block of kScaleBlockK of k and block_mn (1 or 128) of the columns.
 struct QuantizeArgs {
     int64_t k = 0, mn = 0;
     const void* x = nullptr;
@@ -22,7 +26,15 @@ struct QuantizeArgs {
     int64_t ldq = 1;
     gemmkit_scale_mode mode = GEMMKIT_SCALE_TENSOR;
     float* scales = nullptr;
+    int64_t block_mn = 0;  // 0: not blocks, the mode decides
 };
+
+// The scales a call writes (k, mn > 0): 1 (TENSOR), mn (OUTER), or one a block,
+// ceil(k / kScaleBlockK) * ceil(mn / block_mn).
+inline int64_t quantize_scale_count(const QuantizeArgs& a) {
+    if (a.block_mn != 0) return (a.k + kScaleBlockK - 1) / kScaleBlockK * ((a.mn + a.block_mn - 1) / a.block_mn);
+    return a.mode == GEMMKIT_SCALE_OUTER ? a.mn : 1;
+}
 
 cudaError_t launch_quantize_fp8(const QuantizeArgs& a, cudaStream_t stream);
 

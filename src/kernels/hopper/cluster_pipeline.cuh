@@ -159,8 +159,19 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 // `sums`, a part of the tile's columns at a time; once they are done, the part is
                 // added to acc on the CUDA cores, in FP32. A part rather than the whole tile: two
                 // whole sets of accumulators would not fit a thread's registers.
+                // With block scales (GEMMKIT_SCALE_BLOCK) each part's sums take their block's
+                // factors as they are added: fa for the thread's two rows, fb for the part
+                // (docs/ladder/fp8.md#block-scales). They are read a slab ahead, so that their
+                // loads wait under the wgmmas; otherwise they are 1.
                 constexpr int kParts = Cfg::kPromoteParts, kPartAccs = Cfg::BN / 2 / kParts;
+                static_assert(Cfg::BK == 128, "a slab is one block of k of the block scales");
+                const int row = c0.y + 64 * slice + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4;
+                float fa[2], fb[kParts];
+                epilogue.blocks.template load<kParts, Cfg::BN / kParts>(w.k_begin, row, c0.z, fa, fb);
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
+                    float next_fa[2] = {}, next_fb[kParts] = {};
+                    if (ks + 1 < w.k_end)
+                        epilogue.blocks.template load<kParts, Cfg::BN / kParts>(ks + 1, row, c0.z, next_fa, next_fb);
                     bars.wait_full<kStages>(s);
                     const uint32_t a = ring + s % kStages * kStageBytes;
 #pragma unroll
@@ -169,12 +180,18 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                         mma_slab_columns<T, SlabA, SlabB, kParts>(sums, a, a + SlabA::kBytes, slice, part, false);
                         ptx::wgmma_wait<0>();
                         if (part == kParts - 1) release(s);
+                        // acc[4 j + 2 h + c] lies on row `row + 8 h` (ptx/wgmma.cuh).
 #pragma unroll
                         for (int i = 0; i < kPartAccs; ++i) {
+                            const float f = fa[i / 2 % 2] * fb[part];
                             float& to = acc[part * kPartAccs + i];
-                            to = ks > w.k_begin ? to + sums[i] : sums[i];
+                            to = ks > w.k_begin ? fmaf(sums[i], f, to) : sums[i] * f;
                         }
                     }
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) fa[h] = next_fa[h];
+#pragma unroll
+                    for (int p = 0; p < kParts; ++p) fb[p] = next_fb[p];
                 }
             } else {
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab

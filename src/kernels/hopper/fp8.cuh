@@ -37,6 +37,35 @@ struct Fp8Scales {
     __device__ float of_b(int col) const { return b == nullptr ? 1.0f : b[outer ? col : 0]; }
 };
 
+// Block scales (GEMMKIT_SCALE_BLOCK; docs/ladder/fp8.md#block-scales): a(i, kb) = a[kb m + i]
+// for row i and the 128 of k of block kb, b(jb, kb) = b[kb n_blocks + jb] for the 128 columns of
+// block jb. They vary along k, so they cannot wait for the epilogue: step 2 multiplies each
+// slab's sums by them as it adds the sums into the tile (a slab is one block of k, BK = 128).
+struct Fp8BlockScales {
+    const float* a;  // null: 1
+    const float* b;  // null: 1
+    int m, n, n_blocks;
+    bool on;  // else every factor is 1 (per-tensor and outer scales wait for the epilogue)
+
+    // Slab ks's factors: of A for rows row and row + 8 (fa), of B for the kParts parts of
+    // kPartCols columns from col0 (fb), each part inside one block of B. Past C's edge (sums of
+    // TMA's zero fill) 0, and nothing is read there.
+    template <int kParts, int kPartCols>
+    __device__ void load(int ks, int row, int col0, float (&fa)[2], float (&fb)[kParts]) const {
+        static_assert(kPartCols == 128, "a part of the tile's columns is one block of B's scales");
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = row + 8 * h;
+            fa[h] = !on || a == nullptr ? 1.0f : r < m ? __ldg(a + int64_t{ks} * m + r) : 0.0f;
+        }
+#pragma unroll
+        for (int p = 0; p < kParts; ++p) {
+            const int c = col0 + p * kPartCols;
+            fb[p] = !on || b == nullptr ? 1.0f : c < n ? __ldg(b + int64_t{ks} * n_blocks + c / 128) : 0.0f;
+        }
+    }
+};
+
 // Step 6's epilogue on accumulators scaled first. A thread's accumulators of a warpgroup tile
 // lie on rows row0 + 16 w + l / 4 + 8 h and columns col0 + 8 j + 2 (l % 4) + c for
 // acc[4 j + 2 h + c] (ptx/wgmma.cuh): two rows and N / 4 columns of C.
@@ -44,6 +73,7 @@ template <class TC>
 struct ScaledEpilogue {
     TmaStoreEpilogue<TC> inner;
     Fp8Scales scales;
+    Fp8BlockScales blocks;  // step 2's, applied as the sums are promoted (cluster_pipeline.cuh)
 
     template <int kAccs>
     __device__ void store(const float (&acc)[kAccs], uint32_t staging, int slice, int z, int row0, int col0) const {
@@ -86,10 +116,11 @@ struct Fp8PromotedCfg : Fp8Cfg {
 template <class T, class TC, class Cfg>
 __global__ void GEMMKIT_CLUSTER_DIMS(Cfg::kCluster, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-               const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out, Fp8Scales scales) {
+               const __grid_constant__ CUtensorMap map_c, OutputArgs<TC> out, Fp8Scales scales, Fp8BlockScales blocks) {
 #if GEMMKIT_HOPPER_CODE
     cluster_multicast_body<Cfg, T, TC, true, false>(
-        &map_a, &map_b, out, ScaledEpilogue<TC>{TmaStoreEpilogue<TC>{out, &map_c}, scales}, whole_tiles<Cfg>(out));
+        &map_a, &map_b, out, ScaledEpilogue<TC>{TmaStoreEpilogue<TC>{out, &map_c}, scales, blocks},
+        whole_tiles<Cfg>(out));
 #else
     __trap();  // an image without sm_90a code (ptx/arch.cuh): never launched
 #endif

@@ -31,11 +31,16 @@ cudaError_t launch_fp8_kernel(const Problem& p, const Plan& plan, cudaStream_t s
     out.tma_store = plan.epilogue == EpiloguePath::kTmaStore &&
                     encode_tensor_map(&map_c, p.C, p.c_type, p.m, p.n, p.ldc, c_box_rows(sizeof(TC)),
                                       c_box_cols(sizeof(TC))) == cudaSuccess;
-    const Fp8Scales scales{p.scaling.a, p.scaling.b, p.scaling.mode == GEMMKIT_SCALE_OUTER};
+    // Block scales vary along k: the main loop applies them (Fp8BlockScales), the epilogue none.
+    const bool block = p.scaling.mode == GEMMKIT_SCALE_BLOCK;
+    const Fp8Scales scales{block ? nullptr : p.scaling.a, block ? nullptr : p.scaling.b,
+                           p.scaling.mode == GEMMKIT_SCALE_OUTER};
+    const Fp8BlockScales blocks{p.scaling.a, p.scaling.b, static_cast<int>(p.m), static_cast<int>(p.n),
+                                static_cast<int>((p.n + 127) / 128), block};
     constexpr auto kernel = fp8_kernel<T, TC, Cfg>;
     constexpr int smem = fp8_smem_bytes<Cfg>();
     const dim3 grid = ClusterGrid<Cfg>::grid(p, reinterpret_cast<const void*>(kernel), smem, plan.sm_count);
-    return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out, scales);
+    return launch_with_smem(kernel, grid, Cfg::kThreads, smem, stream, map_a, map_b, map_c, out, scales, blocks);
 }
 
 // The formats of A and B, then C's type.
@@ -91,6 +96,17 @@ bool supports_fp8(const Problem& p, std::string* why) {
     return true;
 }
 
+// Step 1 keeps each tile's sums in the tensor cores for all of k: block scales, which change
+// every 128 of k, have no place to be applied.
+bool supports_fp8_whole_k(const Problem& p, std::string* why) {
+    if (p.scaling.mode == GEMMKIT_SCALE_BLOCK) {
+        *why = "block scales are applied as the sums move into FP32 every 128 of k; this kernel keeps the sums in the "
+               "tensor cores for all of k: use fp8.02_promoted";
+        return false;
+    }
+    return supports_fp8(p, why);
+}
+
 }  // namespace
 }  // namespace gemmkit::hopper
 
@@ -107,7 +123,7 @@ void add_hopper_fp8(std::vector<KernelInfo>* table) {
         .fast_path = "A op T, B op N (both K-major; else NOT_SUPPORTED); A and B 16-byte aligned with lda, ldb "
                      "multiples of 16 (TMA; else NOT_SUPPORTED)",
         .fast_ops = op_bit(GEMMKIT_OP_T, GEMMKIT_OP_N), .fast_alignment = 16, .tile = tile_of<Fp8Cfg>(),
-        .serves_auto = true, .rules = PlanRules::kTmaStoreTiles, .supports = hopper::supports_fp8,
+        .serves_auto = true, .rules = PlanRules::kTmaStoreTiles, .supports = hopper::supports_fp8_whole_k,
         .launch = hopper::launch_fp8<Fp8Cfg>,
         .entry = entry_of<&hopper::fp8_kernel<Fp8Operands<false, false>, tensor::bf16, Fp8Cfg>>,
         .dynamic_smem_bytes = hopper::fp8_smem_bytes<Fp8Cfg>(), .fast_accum = true};
@@ -116,10 +132,12 @@ void add_hopper_fp8(std::vector<KernelInfo>* table) {
     step2.name = "fp8.02_promoted";
     step2.level = 2;
     step2.description = "step 1 with each slab's sums moved into FP32 registers every 128 of k (as cuBLASLt "
-                        "by default), the slab's wgmmas in two parts of 128 columns";
+                        "by default), the slab's wgmmas in two parts of 128 columns; block scales (1x128 of A, "
+                        "128x128 of B) applied as the sums move";
     step2.tile = tile_of<Fp8PromotedCfg>();
     step2.launch = hopper::launch_fp8<Fp8PromotedCfg>;
     step2.entry = entry_of<&hopper::fp8_kernel<Fp8Operands<false, false>, tensor::bf16, Fp8PromotedCfg>>;
+    step2.supports = hopper::supports_fp8;  // block scales too, applied as the sums are promoted
     step2.dynamic_smem_bytes = hopper::fp8_smem_bytes<Fp8PromotedCfg>();
     step2.fast_accum = false;
     table->push_back(step2);
