@@ -166,6 +166,10 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 constexpr int kParts = Cfg::kPromoteParts, kPartAccs = Cfg::BN / 2 / kParts;
                 static_assert(Cfg::BK == 128, "a slab is one block of k of the block scales");
                 const int row = c0.y + 64 * slice + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4;
+                // acc starts at 0, so that every slab's add is one FFMA (the FP32 pipe). Choosing
+                // between the first slab's product and the sum costs an FSEL an accumulator a slab.
+#pragma unroll
+                for (int i = 0; i < Cfg::BN / 2; ++i) acc[i] = 0.0f;
                 float fa[2], fb[kParts];
                 epilogue.blocks.template load<kParts, Cfg::BN / kParts>(w.k_begin, row, c0.z, fa, fb);
                 for (int ks = w.k_begin; ks < w.k_end; ++ks, ++s) {  // a unit has at least one slab
@@ -185,7 +189,7 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                         for (int i = 0; i < kPartAccs; ++i) {
                             const float f = fa[i / 2 % 2] * fb[part];
                             float& to = acc[part * kPartAccs + i];
-                            to = ks > w.k_begin ? fmaf(sums[i], f, to) : sums[i] * f;
+                            to = fmaf(sums[i], f, to);
                         }
                     }
 #pragma unroll
