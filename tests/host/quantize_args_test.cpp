@@ -4,6 +4,7 @@
 // the arithmetic the kernels share with the GPU tests (kernels/fp8/quantize.hpp).
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 
@@ -47,6 +48,16 @@ struct QuantizeBlocksCall : QuantizeCall {
     }
 };
 
+// A call every argument check lets through: without a device it fails with CUDA_ERROR, with one
+// the fake x is refused as memory it cannot read; never by a check naming one of `args`.
+template <class Call>
+void expect_past_the_checks(const Call& call, std::initializer_list<const char*> args) {
+    const gemmkit_status s = call();
+    const std::string msg = gemmkit_last_error();
+    EXPECT_NE(s, GEMMKIT_SUCCESS);
+    for (const char* arg : args) EXPECT_FALSE(contains(msg, arg)) << msg;
+}
+
 template <class Call>
 void expect_refused(const Call& call, gemmkit_status want, const std::string& arg) {
     const gemmkit_status s = call();
@@ -60,13 +71,7 @@ TEST(QuantizeArgs, AValidCallGetsPastEveryCheck) {
             for (gemmkit_dtype q_type : {GEMMKIT_R_8F_E4M3, GEMMKIT_R_8F_E5M2}) {
                 QuantizeCall call;
                 call.mode = mode, call.x_type = x_type, call.q_type = q_type;
-                const gemmkit_status s = call();
-                // Without a device: CUDA_ERROR; with one, the fake x is refused as memory it
-                // cannot read. Never one of the argument checks below.
-                const std::string msg = gemmkit_last_error();
-                EXPECT_NE(s, GEMMKIT_SUCCESS);
-                for (const char* arg : {"k =", "mn =", "x_type", "q_type", "mode", "ldx", "ldq", "overlaps"})
-                    EXPECT_FALSE(contains(msg, arg)) << msg;
+                expect_past_the_checks(call, {"k =", "mn =", "x_type", "q_type", "mode", "ldx", "ldq", "overlaps"});
             }
 }
 
@@ -163,12 +168,8 @@ TEST(QuantizeBlocksArgs, AValidCallGetsPastEveryCheck) {
             for (gemmkit_dtype q_type : {GEMMKIT_R_8F_E4M3, GEMMKIT_R_8F_E5M2}) {
                 QuantizeBlocksCall call;
                 call.block_mn = block_mn, call.x_type = x_type, call.q_type = q_type;
-                const gemmkit_status s = call();
-                // As for gemmkit_quantize_fp8: the device or the fake pointers stop it, no check.
-                const std::string msg = gemmkit_last_error();
-                EXPECT_NE(s, GEMMKIT_SUCCESS);
-                for (const char* arg : {"k =", "mn =", "x_type", "q_type", "block_mn", "ldx", "ldq", "overlaps"})
-                    EXPECT_FALSE(contains(msg, arg)) << msg;
+                expect_past_the_checks(call,
+                                       {"k =", "mn =", "x_type", "q_type", "block_mn", "ldx", "ldq", "overlaps"});
             }
 }
 
