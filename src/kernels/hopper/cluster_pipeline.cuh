@@ -148,7 +148,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
         };
         const uint32_t staging = ring + kStages * kStageBytes;  // step 6's
         // Each unit's first wgmma overwrites the accumulators (scale-d = 0), so they are not
-        // zeroed between tiles: 64 instructions a thread less while the tensor cores wait.
+        // zeroed between tiles: 64 instructions a thread less while the tensor cores wait. (FP8
+        // step 2's wgmmas write `sums`, not acc: it zeroes acc itself, below.)
         float acc[Cfg::BN / 2] = {};
         SlabFragments<T, SlabA> frags;  // TF32 with A of op N: its registers (tf32_mma.cuh)
         for (int u = 0; u < work.units(); ++u) {
@@ -166,8 +167,8 @@ __device__ __forceinline__ void cluster_multicast_body(const CUtensorMap* map_a,
                 constexpr int kParts = Cfg::kPromoteParts, kPartAccs = Cfg::BN / 2 / kParts;
                 static_assert(Cfg::BK == 128, "a slab is one block of k of the block scales");
                 const int row = c0.y + 64 * slice + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4;
-                // acc starts at 0, so that every slab's add is one FFMA (the FP32 pipe). Choosing
-                // between the first slab's product and the sum costs an FSEL an accumulator a slab.
+                // acc starts at 0, so that every slab's add is one FFMA, not a product or a sum
+                // chosen by a select (the same time on the H200: docs/ladder/fp8.md#block-scales).
 #pragma unroll
                 for (int i = 0; i < Cfg::BN / 2; ++i) acc[i] = 0.0f;
                 float fa[2], fb[kParts];
