@@ -5,6 +5,7 @@
 // row that keeps its sums in the tensor cores), through the C API for their status and through the
 // plan, a pure host function, for their reasons; which row `auto` plans an FP8 problem on; and the
 // FP8 types' names and sizes.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -367,6 +368,11 @@ TEST(Fp8Plan, BlockScalesAreServedByThePromotedRowAlone) {
     std::string why;
     ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), nullptr, &plan, &why)) << why;
     EXPECT_EQ(std::string(plan.kernel->name), kAutoRow);
+    // The printed plan says where the scales go.
+    const auto scales = std::find_if(plan.reasons.begin(), plan.reasons.end(),
+                                     [](const gemmkit::Decision& d) { return d.what == "scales"; });
+    ASSERT_NE(scales, plan.reasons.end());
+    EXPECT_TRUE(contains(scales->choice, "blocks")) << scales->choice;
     ASSERT_TRUE(gemmkit::plan_gemm(p, h100_facts(), kAutoRow, &plan, &why)) << why;
     EXPECT_EQ(std::string(plan.kernel->name), kAutoRow);
     EXPECT_FALSE(gemmkit::plan_gemm(p, h100_facts(), "fp8.01_wgmma_scaled", &plan, &why));
