@@ -354,7 +354,7 @@ TEST(CliArgsBatchedSuite, BenchHelpNamesTheSuite) {
         << help;
     EXPECT_TRUE(contains(help, "batched: the batched corpus"));
     EXPECT_TRUE(contains(help, "epilogue: linear layers with a fused"));
-    EXPECT_TRUE(contains(help, "fp8: FP8 GEMMs with per-tensor and outer-vector scales"));
+    EXPECT_TRUE(contains(help, "fp8: FP8 GEMMs with per-tensor, outer-vector and block scales"));
 }
 
 }  // namespace
