@@ -255,12 +255,14 @@ gemmkit_status validate_quantize(const QuantizeArgs& a, bool* nothing) {
     if (!fp8(a.q_type))
         return invalid("q_type = " + num(a.q_type) + ": must be GEMMKIT_R_8F_E4M3 or GEMMKIT_R_8F_E5M2");
     // With a block_mn (validate_quantize_blocks checked it) the blocks decide the scales, not the mode.
-    if (a.block_mn == 0 && a.mode == GEMMKIT_SCALE_BLOCK)
-        return fail(GEMMKIT_NOT_SUPPORTED,
-                    "mode = GEMMKIT_SCALE_BLOCK: a block scale needs the block's width; use "
-                    "gemmkit_quantize_fp8_blocks");
-    if (a.block_mn == 0 && a.mode != GEMMKIT_SCALE_TENSOR && a.mode != GEMMKIT_SCALE_OUTER)
-        return invalid("mode = " + num(a.mode) + " is not a gemmkit_scale_mode");
+    if (a.block_mn == 0) {
+        if (a.mode == GEMMKIT_SCALE_BLOCK)
+            return fail(GEMMKIT_NOT_SUPPORTED,
+                        "mode = GEMMKIT_SCALE_BLOCK: a block scale needs the block's width; use "
+                        "gemmkit_quantize_fp8_blocks");
+        if (a.mode != GEMMKIT_SCALE_TENSOR && a.mode != GEMMKIT_SCALE_OUTER)
+            return invalid("mode = " + num(a.mode) + " is not a gemmkit_scale_mode");
+    }
     const int64_t least = a.k > 1 ? a.k : 1;
     if (a.ldx < least) return invalid("ldx = " + num(a.ldx) + " is less than max(1, k) = " + num(least));
     if (a.ldq < least) return invalid("ldq = " + num(a.ldq) + " is less than max(1, k) = " + num(least));

@@ -190,12 +190,15 @@ bool plan_gemm(const Problem& p, const DeviceFacts& d, const char* kernel, Plan*
     if (grouped(p))
         plan.note("groups", std::to_string(p.groups.count),
                   "C's columns cut by the ends on the device; the kernel numbers the groups' tiles itself");
-    if ((fp8(p.a_type) || fp8(p.b_type)) && p.scaling.mode == GEMMKIT_SCALE_BLOCK)
-        plan.note("scales", "blocks (1 x 128 of A, 128 x 128 of B)",
-                  "applied to each 128 of k's sums as they move into FP32 (fp8.cuh, Fp8BlockScales)");
-    else if (fp8(p.a_type) || fp8(p.b_type))
-        plan.note("scales", p.scaling.mode == GEMMKIT_SCALE_OUTER ? "outer (a row of A, a column of B)" : "per tensor",
-                  "applied to the FP32 accumulators of each tile before alpha, beta and the epilogue (fp8.cuh)");
+    if (fp8(p.a_type) || fp8(p.b_type)) {
+        if (p.scaling.mode == GEMMKIT_SCALE_BLOCK)
+            plan.note("scales", "blocks (1 x 128 of A, 128 x 128 of B)",
+                      "applied to each 128 of k's sums as they move into FP32 (fp8.cuh, Fp8BlockScales)");
+        else
+            plan.note("scales",
+                      p.scaling.mode == GEMMKIT_SCALE_OUTER ? "outer (a row of A, a column of B)" : "per tensor",
+                      "applied to the FP32 accumulators of each tile before alpha, beta and the epilogue (fp8.cuh)");
+    }
     if (fused_epilogue(p))
         plan.note("fused epilogue", fused_name(p.epilogue),
                   "applied to each value where the kernel writes C, after alpha and beta; the kernel and its "

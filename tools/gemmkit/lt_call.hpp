@@ -42,6 +42,8 @@ protected:
     cublasStatus_t matmul(const void* alpha, const void* A, const void* B, const void* beta, void* C) const;
 
     static std::string failed(const char* what, cublasStatus_t s);
+    // The stream the calls run on (prepare-time copies go there too, in order with them).
+    cudaStream_t stream() const { return stream_; }
 
 private:
     void release();

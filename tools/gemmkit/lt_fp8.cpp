@@ -129,7 +129,7 @@ std::string LtFp8Matmul::prepare_call(const LtFp8Problem& p) {
             b_blocks_ = ones(l4 * nb);
         } else {
             b_blocks_ = DeviceBuffer<float>(static_cast<size_t>(l4 * nb));
-            if (const cudaError_t err = transpose_b_blocks(scale_b, kb, nb, l4, b_blocks_.data(), stream_);
+            if (const cudaError_t err = transpose_b_blocks(scale_b, kb, nb, l4, b_blocks_.data(), stream());
                 err != cudaSuccess)
                 return std::string("B's block scales into cuBLASLt's layout: ") + cudaGetErrorString(err);
         }

@@ -38,7 +38,7 @@ struct LtFp8Problem {
 
 class LtFp8Matmul : public LtCall {
 public:
-    explicit LtFp8Matmul(cudaStream_t stream) : LtCall(stream), stream_(stream) {}
+    explicit LtFp8Matmul(cudaStream_t stream) : LtCall(stream) {}
 
     // Describes p and asks the heuristic for an algorithm: "" when ready, else why cuBLASLt
     // (or the installed cuBLASLt's header) cannot run it; for block scales the reason starts with
@@ -56,7 +56,6 @@ private:
     std::string prepare_call(const LtFp8Problem& p);
 
     LtFp8Problem p_;
-    cudaStream_t stream_;
     // Block scales in cuBLASLt's layouts (lt_fp8.cpp), where gemmkit's differ or are NULL.
     DeviceBuffer<float> a_blocks_, b_blocks_;
 };
